@@ -1,0 +1,27 @@
+package io.s3broadcast.spi;
+
+import java.util.concurrent.CompletableFuture;
+
+/**
+ * Reads an object's pieces from where it lives (S3). Implementations are found through
+ * {@link ObjectSourceProvider}; the S3 one is in the {@code broadcast-s3} module.
+ *
+ * <p>Methods never throw: failures complete the returned future exceptionally with a
+ * {@link io.s3broadcast.BroadcastException} naming bucket, key and, where it applies, the byte range.
+ * Cancelling a returned future cancels the requests in flight.
+ */
+public interface ObjectSource extends AutoCloseable {
+
+    /** One HEAD: size, ETag and full-object checksum when the object has one. */
+    CompletableFuture<ObjectInfo> head(String bucket, String key);
+
+    /**
+     * Fetches the runs {@code pieces} hands out into {@code store}, many at a time, each read pinned to
+     * {@code object}'s ETag, recording every piece's CRC32C in the store as it lands. Completes when the
+     * queue is empty and every run taken from it is stored.
+     */
+    CompletableFuture<Void> fetch(ObjectInfo object, PieceQueue pieces, PieceStore store, SourceListener listener);
+
+    @Override
+    void close();
+}

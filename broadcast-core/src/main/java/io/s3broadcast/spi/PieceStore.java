@@ -1,0 +1,229 @@
+package io.s3broadcast.spi;
+
+import java.io.Closeable;
+import java.io.IOException;
+import java.nio.ByteBuffer;
+import java.nio.channels.FileChannel;
+import java.nio.file.AtomicMoveNotSupportedException;
+import java.nio.file.FileAlreadyExistsException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
+import java.nio.file.StandardOpenOption;
+import java.util.concurrent.ThreadLocalRandom;
+import java.util.zip.CRC32C;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The object being assembled on local disk: a temporary file beside the destination, written at each
+ * piece's position, that becomes visible at the destination path only through {@link #commit()} (fsync,
+ * then an atomic rename). Until then nothing is at the destination; {@link #abort()} removes the
+ * temporary file.
+ *
+ * <p>Thread-safe: many connections write disjoint ranges at once; piece bookkeeping is guarded by this
+ * store. A piece counts as present only after {@link #completePiece} recorded its CRC32C.
+ */
+public final class PieceStore implements Closeable {
+
+    private static final Logger LOG = LoggerFactory.getLogger(PieceStore.class);
+
+    /** Suffix of temporary files; a crashed process may leave one behind, safe to delete. */
+    public static final String TEMP_SUFFIX = ".s3b-part";
+
+    private final Path destination;
+    private final Path tempFile;
+    private final PieceLayout layout;
+    private final FileChannel channel;
+    private final Bitfield have;
+    private final int[] crc32c;
+    private volatile boolean closed;
+
+    private PieceStore(Path destination, Path tempFile, PieceLayout layout, FileChannel channel) {
+        this.destination = destination;
+        this.tempFile = tempFile;
+        this.layout = layout;
+        this.channel = channel;
+        this.have = new Bitfield(layout.pieceCount());
+        this.crc32c = new int[layout.pieceCount()];
+    }
+
+    /**
+     * Creates the temporary file for {@code destination} in the same directory (so the final rename is
+     * atomic), sized to the object. The caller checks free space and writability first for a clear error.
+     */
+    public static PieceStore create(Path destination, PieceLayout layout) throws IOException {
+        Path dest = destination.toAbsolutePath();
+        Path dir = dest.getParent();
+        String name = "." + dest.getFileName() + "." + Long.toHexString(ThreadLocalRandom.current().nextLong()) + TEMP_SUFFIX;
+        Path temp = dir.resolve(name);
+        FileChannel ch = FileChannel.open(temp, StandardOpenOption.CREATE_NEW, StandardOpenOption.READ, StandardOpenOption.WRITE);
+        try {
+            if (layout.objectSize() > 0) {
+                // Sets the length without writing every byte; pieces fill it in at their positions.
+                ch.write(ByteBuffer.allocate(1), layout.objectSize() - 1);
+            }
+        } catch (IOException | RuntimeException e) {
+            closeQuietly(ch);
+            Files.deleteIfExists(temp);
+            throw e;
+        }
+        return new PieceStore(dest, temp, layout, ch);
+    }
+
+    public Path destination() {
+        return destination;
+    }
+
+    public Path tempFile() {
+        return tempFile;
+    }
+
+    public PieceLayout layout() {
+        return layout;
+    }
+
+    /** The open file, for zero-copy reads of present pieces (e.g. a Netty {@code FileRegion}). */
+    public FileChannel channel() {
+        return channel;
+    }
+
+    /** Writes all of {@code src} at {@code position} of the object. */
+    public void write(long position, ByteBuffer src) throws IOException {
+        if (position < 0 || position + src.remaining() > layout.objectSize()) {
+            throw new IndexOutOfBoundsException("write of " + src.remaining() + " bytes at " + position
+                    + " outside object of " + layout.objectSize() + " bytes");
+        }
+        long p = position;
+        while (src.hasRemaining()) {
+            p += channel.write(src, p);
+        }
+    }
+
+    /**
+     * Records that {@code piece} is fully written with the given CRC32C. Returns false, changing nothing,
+     * when the piece was already present.
+     */
+    public synchronized boolean completePiece(int piece, int pieceCrc32c) {
+        if (!have.set(piece)) {
+            return false;
+        }
+        crc32c[piece] = pieceCrc32c;
+        return true;
+    }
+
+    public synchronized boolean hasPiece(int piece) {
+        return have.get(piece);
+    }
+
+    /** The CRC32C recorded for a present piece. */
+    public synchronized int crc32c(int piece) {
+        if (!have.get(piece)) {
+            throw new IllegalStateException("piece " + piece + " is not present");
+        }
+        return crc32c[piece];
+    }
+
+    /** A snapshot of the pieces present. */
+    public synchronized Bitfield bitfield() {
+        return have.copy();
+    }
+
+    public synchronized int presentCount() {
+        return have.cardinality();
+    }
+
+    public synchronized boolean isComplete() {
+        return have.isComplete();
+    }
+
+    /** Reads a present piece into {@code dst} (which must have room for it). */
+    public void readPiece(int piece, ByteBuffer dst) throws IOException {
+        int len = layout.length(piece);
+        if (dst.remaining() < len) {
+            throw new IllegalArgumentException("buffer has " + dst.remaining() + " bytes, piece " + piece + " needs " + len);
+        }
+        long pos = layout.offset(piece);
+        ByteBuffer slice = dst.slice();
+        slice.limit(len);
+        while (slice.hasRemaining()) {
+            int n = channel.read(slice, pos + slice.position());
+            if (n < 0) {
+                throw new IOException("unexpected end of " + tempFile + " reading piece " + piece);
+            }
+        }
+        dst.position(dst.position() + len);
+    }
+
+    /** Computes the CRC32C of a piece as it is on disk. */
+    public int crc32cOnDisk(int piece) throws IOException {
+        ByteBuffer buf = ByteBuffer.allocate(layout.length(piece));
+        readPiece(piece, buf);
+        buf.flip();
+        CRC32C crc = new CRC32C();
+        crc.update(buf);
+        return (int) crc.getValue();
+    }
+
+    /**
+     * Makes the object visible at the destination: flushes it to stable storage, then renames it over the
+     * destination atomically. Every piece must be present.
+     */
+    public synchronized Path commit() throws IOException {
+        if (!have.isComplete()) {
+            throw new IllegalStateException("cannot commit " + destination + ": " + have + " pieces present");
+        }
+        channel.force(true);
+        channel.close();
+        closed = true;
+        try {
+            Files.move(tempFile, destination, StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
+        } catch (AtomicMoveNotSupportedException e) {
+            throw new IOException("cannot rename " + tempFile + " to " + destination + " atomically", e);
+        } catch (FileAlreadyExistsException e) {
+            throw new IOException(destination + " exists and is not a regular file that can be replaced", e);
+        }
+        forceDirectory(destination.getParent());
+        return destination;
+    }
+
+    /** Removes the temporary file. Idempotent; never throws (a file that cannot be deleted is logged). */
+    public void abort() {
+        closeQuietly(channel);
+        closed = true;
+        try {
+            Files.deleteIfExists(tempFile);
+        } catch (IOException e) {
+            LOG.warn("cannot delete temporary file {}; it is safe to delete by hand", tempFile, e);
+        }
+    }
+
+    public boolean isClosed() {
+        return closed;
+    }
+
+    /** Same as {@link #abort()} unless committed. */
+    @Override
+    public void close() {
+        if (!closed) {
+            abort();
+        }
+    }
+
+    private static void forceDirectory(Path dir) {
+        // Persists the rename; not every platform can open a directory, and that is not an error.
+        try (FileChannel d = FileChannel.open(dir, StandardOpenOption.READ)) {
+            d.force(true);
+        } catch (IOException | UnsupportedOperationException ignored) {
+            // best effort
+        }
+    }
+
+    private static void closeQuietly(Closeable c) {
+        try {
+            c.close();
+        } catch (IOException ignored) {
+            // closing after a failure; the first failure is what matters
+        }
+    }
+}
