@@ -1,0 +1,129 @@
+package io.s3broadcast;
+
+import com.google.common.base.Ticker;
+import io.s3broadcast.internal.BroadcastBuilder;
+import java.net.URI;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutorService;
+import software.amazon.awssdk.auth.credentials.AwsCredentialsProvider;
+import software.amazon.awssdk.regions.Region;
+import software.amazon.awssdk.services.s3.S3AsyncClient;
+
+/**
+ * Puts an S3 object on local disk, verified, and returns where it is.
+ *
+ * <pre>{@code
+ * CompletedFetch done = Broadcast.fetch("my-bucket", "models/weights.bin");
+ * Path file = done.path();
+ * }</pre>
+ *
+ * <p>The static methods use a broadcast configured from system properties ({@code s3broadcast.*}),
+ * environment variables ({@code S3BROADCAST_*}) and defaults; see {@code docs/configuration.md}. For
+ * more control build one with {@link #builder()} and keep it for many fetches: it owns an S3 client and
+ * threads, released by {@link #close()}.
+ *
+ * <p>Asynchronous methods never throw: errors complete the returned future.
+ */
+public interface Broadcast extends AutoCloseable {
+
+    /** Fetches {@code s3://bucket/key} with the default configuration and waits for it. */
+    static CompletedFetch fetch(String bucket, String key) {
+        try (Broadcast broadcast = create()) {
+            return broadcast.fetch(FetchRequest.of(bucket, key)).join();
+        }
+    }
+
+    /**
+     * Starts fetching {@code s3://bucket/key} with the default configuration. The broadcast made for it
+     * is closed when the future completes.
+     */
+    static CompletableFuture<CompletedFetch> fetchAsync(String bucket, String key) {
+        Broadcast broadcast;
+        try {
+            broadcast = create();
+        } catch (RuntimeException e) {
+            return CompletableFuture.failedFuture(e);
+        }
+        CompletableFuture<CompletedFetch> future = broadcast.fetch(FetchRequest.of(bucket, key)).completionFuture();
+        future.whenComplete((r, e) -> broadcast.close());
+        return future;
+    }
+
+    /** A broadcast configured from system properties, environment variables and defaults. */
+    static Broadcast create() {
+        return builder().build();
+    }
+
+    static Builder builder() {
+        return new BroadcastBuilder();
+    }
+
+    /** Starts a fetch. Never throws for a failed fetch: the handle's future completes exceptionally. */
+    FetchHandle fetch(FetchRequest request);
+
+    /** Cancels fetches still under way and releases the S3 client (unless it was passed in) and threads. */
+    @Override
+    void close();
+
+    /**
+     * Configures a {@link Broadcast}. A value set here wins over a system property, which wins over an
+     * environment variable, which wins over the default.
+     */
+    interface Builder {
+
+        /** An S3 client to use as is; the caller keeps ownership and closes it. Endpoint and credentials settings are then ignored. */
+        Builder s3Client(S3AsyncClient client);
+
+        /** An S3-compatible endpoint, e.g. {@code http://127.0.0.1:9000}. Property {@code s3broadcast.endpoint}. */
+        Builder endpoint(URI endpoint);
+
+        /** Property {@code s3broadcast.region}; otherwise the SDK's default region chain. */
+        Builder region(Region region);
+
+        /** Otherwise the SDK's default credentials chain. */
+        Builder credentialsProvider(AwsCredentialsProvider credentials);
+
+        /** Path-style addressing; on by default when an endpoint is set. Property {@code s3broadcast.pathStyle}. */
+        Builder pathStyle(boolean pathStyle);
+
+        /** {@code netty} or {@code crt}: the SDK HTTP client to build. Property {@code s3broadcast.httpClient}. */
+        Builder httpClient(String httpClient);
+
+        /** Where objects go when a request names no destination. Property {@code s3broadcast.destination}; default the working directory. */
+        Builder destinationDirectory(Path directory);
+
+        /** Default strategy. Property {@code s3broadcast.strategy}. */
+        Builder strategy(Strategy strategy);
+
+        /** Hears every fetch of this broadcast. */
+        Builder addListener(FetchListener listener);
+
+        /** Concurrent ranged GETs per node. Property {@code s3broadcast.connections}. */
+        Builder connections(int connections);
+
+        /** Bytes per ranged GET, e.g. 8 MiB. Property {@code s3broadcast.rangeSize} (accepts {@code 8MiB}). */
+        Builder rangeSize(long bytes);
+
+        /** Bytes per piece: the unit of checksums and of peer exchange. Property {@code s3broadcast.pieceSize}. */
+        Builder pieceSize(int bytes);
+
+        /** Attempts per range before the fetch fails. Property {@code s3broadcast.maxAttempts}. */
+        Builder maxAttempts(int attempts);
+
+        /** First and largest retry delay; delays double with full jitter. */
+        Builder retryBackoff(Duration initial, Duration max);
+
+        /** A response body that delivers nothing for this long is abandoned and retried. Property {@code s3broadcast.stallTimeout}. */
+        Builder stallTimeout(Duration timeout);
+
+        /** Runs blocking work (file creation, verification, commit); the caller owns it. Default: threads owned by the broadcast. */
+        Builder executor(ExecutorService executor);
+
+        /** Time source for durations and rates; tests pass a fake one. */
+        Builder ticker(Ticker ticker);
+
+        Broadcast build();
+    }
+}

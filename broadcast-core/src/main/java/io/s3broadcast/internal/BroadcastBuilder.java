@@ -1,0 +1,170 @@
+package io.s3broadcast.internal;
+
+import com.google.common.base.Ticker;
+import io.s3broadcast.Broadcast;
+import io.s3broadcast.FetchListener;
+import io.s3broadcast.Strategy;
+import java.net.URI;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Objects;
+import java.util.concurrent.ExecutorService;
+import software.amazon.awssdk.auth.credentials.AwsCredentialsProvider;
+import software.amazon.awssdk.regions.Region;
+import software.amazon.awssdk.services.s3.S3AsyncClient;
+
+/** The builder behind {@link Broadcast#builder()}; {@link Settings} resolves what it leaves unset. */
+public final class BroadcastBuilder implements Broadcast.Builder {
+
+    S3AsyncClient client;
+    URI endpoint;
+    Region region;
+    AwsCredentialsProvider credentials;
+    Boolean pathStyle;
+    String httpClient;
+    Path destinationDirectory;
+    Strategy strategy;
+    final List<FetchListener> listeners = new ArrayList<>();
+    Integer connections;
+    Long rangeSize;
+    Integer pieceSize;
+    Integer maxAttempts;
+    Duration initialBackoff;
+    Duration maxBackoff;
+    Duration stallTimeout;
+    ExecutorService executor;
+    Ticker ticker;
+    ConfigSource config = ConfigSource.system();
+
+    @Override
+    public BroadcastBuilder s3Client(S3AsyncClient client) {
+        this.client = Objects.requireNonNull(client, "client");
+        return this;
+    }
+
+    @Override
+    public BroadcastBuilder endpoint(URI endpoint) {
+        this.endpoint = Objects.requireNonNull(endpoint, "endpoint");
+        return this;
+    }
+
+    @Override
+    public BroadcastBuilder region(Region region) {
+        this.region = Objects.requireNonNull(region, "region");
+        return this;
+    }
+
+    @Override
+    public BroadcastBuilder credentialsProvider(AwsCredentialsProvider credentials) {
+        this.credentials = Objects.requireNonNull(credentials, "credentials");
+        return this;
+    }
+
+    @Override
+    public BroadcastBuilder pathStyle(boolean pathStyle) {
+        this.pathStyle = pathStyle;
+        return this;
+    }
+
+    @Override
+    public BroadcastBuilder httpClient(String httpClient) {
+        this.httpClient = Objects.requireNonNull(httpClient, "httpClient");
+        return this;
+    }
+
+    @Override
+    public BroadcastBuilder destinationDirectory(Path directory) {
+        this.destinationDirectory = Objects.requireNonNull(directory, "directory");
+        return this;
+    }
+
+    @Override
+    public BroadcastBuilder strategy(Strategy strategy) {
+        this.strategy = Objects.requireNonNull(strategy, "strategy");
+        return this;
+    }
+
+    @Override
+    public BroadcastBuilder addListener(FetchListener listener) {
+        listeners.add(Objects.requireNonNull(listener, "listener"));
+        return this;
+    }
+
+    @Override
+    public BroadcastBuilder connections(int connections) {
+        this.connections = requirePositive(connections, "connections");
+        return this;
+    }
+
+    @Override
+    public BroadcastBuilder rangeSize(long bytes) {
+        if (bytes <= 0) {
+            throw new IllegalArgumentException("rangeSize must be > 0 bytes, was " + bytes);
+        }
+        this.rangeSize = bytes;
+        return this;
+    }
+
+    @Override
+    public BroadcastBuilder pieceSize(int bytes) {
+        this.pieceSize = requirePositive(bytes, "pieceSize");
+        return this;
+    }
+
+    @Override
+    public BroadcastBuilder maxAttempts(int attempts) {
+        this.maxAttempts = requirePositive(attempts, "maxAttempts");
+        return this;
+    }
+
+    @Override
+    public BroadcastBuilder retryBackoff(Duration initial, Duration max) {
+        if (initial.isNegative() || max.compareTo(initial) < 0) {
+            throw new IllegalArgumentException("retryBackoff needs 0 <= initial <= max, was " + initial + ", " + max);
+        }
+        this.initialBackoff = initial;
+        this.maxBackoff = max;
+        return this;
+    }
+
+    @Override
+    public BroadcastBuilder stallTimeout(Duration timeout) {
+        if (timeout.isNegative() || timeout.isZero()) {
+            throw new IllegalArgumentException("stallTimeout must be > 0, was " + timeout);
+        }
+        this.stallTimeout = timeout;
+        return this;
+    }
+
+    @Override
+    public BroadcastBuilder executor(ExecutorService executor) {
+        this.executor = Objects.requireNonNull(executor, "executor");
+        return this;
+    }
+
+    @Override
+    public BroadcastBuilder ticker(Ticker ticker) {
+        this.ticker = Objects.requireNonNull(ticker, "ticker");
+        return this;
+    }
+
+    /** Replaces where unset values are read from; for tests. */
+    BroadcastBuilder config(ConfigSource config) {
+        this.config = config;
+        return this;
+    }
+
+    @Override
+    public Broadcast build() {
+        return new DefaultBroadcast(Settings.resolve(this));
+    }
+
+    private static int requirePositive(int value, String name) {
+        if (value <= 0) {
+            throw new IllegalArgumentException(name + " must be > 0, was " + value);
+        }
+        return value;
+    }
+}

@@ -1,0 +1,70 @@
+package io.s3broadcast.internal;
+
+import io.s3broadcast.BroadcastException;
+import io.s3broadcast.FetchRequest;
+import java.io.IOException;
+import java.nio.file.FileStore;
+import java.nio.file.Files;
+import java.nio.file.InvalidPathException;
+import java.nio.file.Path;
+
+/** Where a fetched object goes, and whether it can go there, checked before any byte is fetched. */
+final class Destinations {
+
+    private Destinations() {
+    }
+
+    /** The request's destination, or the default directory joined with the key's last segment. */
+    static Path resolve(FetchRequest request, Path defaultDirectory) {
+        if (request.destination().isPresent()) {
+            return request.destination().get().toAbsolutePath();
+        }
+        String key = request.key();
+        String name = key.substring(key.lastIndexOf('/') + 1);
+        if (name.isEmpty() || name.equals(".") || name.equals("..")) {
+            throw new IllegalArgumentException("key '" + key + "' has no file name to store it under: set"
+                    + " FetchRequest.builder().destination(path)");
+        }
+        try {
+            return defaultDirectory.resolve(name).toAbsolutePath();
+        } catch (InvalidPathException e) {
+            throw new IllegalArgumentException("key '" + key + "' is not a valid file name here: set"
+                    + " FetchRequest.builder().destination(path)", e);
+        }
+    }
+
+    /**
+     * Creates the destination's directory if needed and checks that {@code size} bytes fit there.
+     *
+     * @throws BroadcastException.DestinationUnusable saying what is wrong and what to do
+     */
+    static void check(Path destination, long size, String object) {
+        Path dir = destination.getParent();
+        if (Files.isDirectory(destination)) {
+            throw unusable(destination + " is a directory; name a file for " + object + " to be written to", null);
+        }
+        try {
+            Files.createDirectories(dir);
+        } catch (IOException e) {
+            throw unusable("cannot create directory " + dir + " for " + object + " (" + e
+                    + "): choose a writable destination", e);
+        }
+        if (!Files.isWritable(dir)) {
+            throw unusable("directory " + dir + " is not writable: choose a writable destination for " + object, null);
+        }
+        try {
+            FileStore store = Files.getFileStore(dir);
+            long free = store.getUsableSpace();
+            if (free < size) {
+                throw unusable(String.format("%s needs %,d bytes but %s (%s) has %,d bytes free: free space or choose"
+                        + " another destination", object, size, dir, store, free), null);
+            }
+        } catch (IOException e) {
+            throw unusable("cannot tell the free space of " + dir + " (" + e + ")", e);
+        }
+    }
+
+    static BroadcastException.DestinationUnusable unusable(String message, Throwable cause) {
+        return new BroadcastException.DestinationUnusable(message, cause);
+    }
+}
