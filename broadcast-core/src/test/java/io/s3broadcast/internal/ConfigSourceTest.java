@@ -1,0 +1,66 @@
+package io.s3broadcast.internal;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import io.s3broadcast.Strategy;
+import java.time.Duration;
+import java.util.Map;
+import org.junit.jupiter.api.Test;
+
+class ConfigSourceTest {
+
+    @Test
+    void propertyWinsOverEnvironment() {
+        ConfigSource c = new ConfigSource(Map.of("s3broadcast.connections", "4"),
+                Map.of("S3BROADCAST_CONNECTIONS", "9", "S3BROADCAST_RANGE_SIZE", "16MiB"));
+        assertThat(c.positiveInt("connections")).contains(4);
+        assertThat(c.size("rangeSize")).contains(16L << 20);
+        assertThat(c.string("endpoint")).isEmpty();
+    }
+
+    @Test
+    void sizesAndDurations() {
+        assertThat(ConfigSource.parseSize("123")).isEqualTo(123);
+        assertThat(ConfigSource.parseSize("8MiB")).isEqualTo(8L << 20);
+        assertThat(ConfigSource.parseSize("8m")).isEqualTo(8L << 20);
+        assertThat(ConfigSource.parseSize("2 GB")).isEqualTo(2L << 30);
+        assertThat(ConfigSource.parseSize("512KiB")).isEqualTo(512L << 10);
+        assertThat(ConfigSource.parseDuration("500ms")).isEqualTo(Duration.ofMillis(500));
+        assertThat(ConfigSource.parseDuration("30")).isEqualTo(Duration.ofSeconds(30));
+        assertThat(ConfigSource.parseDuration("2m")).isEqualTo(Duration.ofMinutes(2));
+        assertThat(ConfigSource.parseDuration("PT1S")).isEqualTo(Duration.ofSeconds(1));
+        assertThat(ConfigSource.envName("stallTimeout")).isEqualTo("S3BROADCAST_STALL_TIMEOUT");
+    }
+
+    @Test
+    void badValuesNameThePropertyAndTheForm() {
+        ConfigSource c = new ConfigSource(Map.of("s3broadcast.rangeSize", "lots", "s3broadcast.connections", "-2"), Map.of());
+        assertThatThrownBy(() -> c.size("rangeSize"))
+                .hasMessageContaining("'lots'").hasMessageContaining("s3broadcast.rangeSize")
+                .hasMessageContaining("S3BROADCAST_RANGE_SIZE").hasMessageContaining("8MiB");
+        assertThatThrownBy(() -> c.positiveInt("connections")).hasMessageContaining("positive whole number");
+    }
+
+    @Test
+    void builderValuesWinAndDefaultsFillTheRest() {
+        ConfigSource c = new ConfigSource(Map.of("s3broadcast.connections", "4", "s3broadcast.endpoint", "http://127.0.0.1:1"),
+                Map.of());
+        BroadcastBuilder b = new BroadcastBuilder().config(c);
+        b.connections(32);
+        Settings s = Settings.resolve(b);
+        assertThat(s.source().connections()).isEqualTo(32);
+        assertThat(s.source().pathStyle()).as("path style is on with a custom endpoint").isTrue();
+        assertThat(s.source().rangeSize()).isEqualTo(Settings.DEFAULT_RANGE_SIZE);
+        assertThat(s.strategy()).isEqualTo(Strategy.FLAT_TREE);
+        assertThat(s.destinationDirectory()).isAbsolute();
+    }
+
+    @Test
+    void unknownStrategyAndHttpClientAreClear() {
+        BroadcastBuilder b = new BroadcastBuilder().config(new ConfigSource(Map.of("s3broadcast.strategy", "gossip"), Map.of()));
+        assertThatThrownBy(() -> Settings.resolve(b)).hasMessageContaining("gossip").hasMessageContaining("flat-tree");
+        BroadcastBuilder b2 = new BroadcastBuilder().config(new ConfigSource(Map.of(), Map.of())).httpClient("apache");
+        assertThatThrownBy(() -> Settings.resolve(b2)).hasMessageContaining("netty or crt");
+    }
+}
