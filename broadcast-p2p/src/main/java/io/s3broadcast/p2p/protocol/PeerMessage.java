@@ -1,0 +1,12 @@
+package io.s3broadcast.p2p.protocol;
+
+/**
+ * A message of the peer protocol, as the decoder produces it and the encoder takes it. Only {@link Piece} holds a
+ * reference-counted buffer; every other message is an immutable value.
+ */
+public sealed interface PeerMessage
+        permits BitfieldMessage, Cancel, Choke, Done, GiveWorkRequest, GiveWorkResponse, Goodbye, Handshake, Have,
+                Interested, KeepAlive, NotInterested, Piece, Reject, Request, Unchoke, WorksLeft {
+
+    MessageType type();
+}

@@ -1,0 +1,305 @@
+package io.s3broadcast.p2p.protocol;
+
+import static io.s3broadcast.p2p.protocol.Wire.GROUP;
+import static io.s3broadcast.p2p.protocol.Wire.MAX_FRAME;
+import static io.s3broadcast.p2p.protocol.Wire.PEER;
+import static io.s3broadcast.p2p.protocol.Wire.bytes;
+import static io.s3broadcast.p2p.protocol.Wire.frame;
+import static io.s3broadcast.p2p.protocol.Wire.ints;
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+
+import io.netty.buffer.ByteBuf;
+import io.netty.buffer.Unpooled;
+import io.netty.channel.embedded.EmbeddedChannel;
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.function.Supplier;
+import java.util.stream.Stream;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.Arguments;
+import org.junit.jupiter.params.provider.MethodSource;
+
+/**
+ * Every kind of malformed input is a {@link ProtocolException} and closes the channel, whether it arrives whole
+ * or a byte at a time, and nothing after it is decoded.
+ */
+@ExtendWith(NoLeaks.class)
+class MalformedInputTest {
+
+    private static final int HAVE = MessageType.HAVE.id();
+    private static final int PIECE = MessageType.PIECE.id();
+    private static final int BITFIELD = MessageType.BITFIELD.id();
+    private static final int GIVE_WORK_RESPONSE = MessageType.GIVE_WORK_RESPONSE.id();
+    private static final int GOODBYE = MessageType.GOODBYE.id();
+    private static final int HANDSHAKE = MessageType.HANDSHAKE.id();
+
+    /** Input that follows a valid handshake. */
+    private static Arguments afterHandshake(String name, Supplier<ByteBuf> input, String error) {
+        return Arguments.of(name, true, input, error);
+    }
+
+    /** Input that is the first thing the peer sends. */
+    private static Arguments first(String name, Supplier<ByteBuf> input, String error) {
+        return Arguments.of(name, false, input, error);
+    }
+
+    private static byte[] concat(byte[]... parts) {
+        ByteBuf buf = Unpooled.buffer();
+        for (byte[] p : parts) {
+            buf.writeBytes(p);
+        }
+        byte[] out = new byte[buf.readableBytes()];
+        buf.readBytes(out);
+        return out;
+    }
+
+    /** A handshake body with the given fields, in wire order. */
+    private static byte[] handshakeBody(int magic, int version, long objectSize, int pieceSize, int maxFrame,
+            byte[] group, int idLength, byte[] id) {
+        ByteBuf buf = Unpooled.buffer()
+                .writeInt(magic)
+                .writeShort(version)
+                .writeLong(objectSize)
+                .writeInt(pieceSize)
+                .writeInt(maxFrame)
+                .writeShort(7001)
+                .writeByte(group.length)
+                .writeBytes(group)
+                .writeByte(idLength)
+                .writeBytes(id);
+        byte[] out = new byte[buf.readableBytes()];
+        buf.readBytes(out);
+        return out;
+    }
+
+    private static ByteBuf handshake(int magic, int version, long objectSize, int pieceSize, int maxFrame,
+            int idLength, byte[] id) {
+        return frame(HANDSHAKE, handshakeBody(magic, version, objectSize, pieceSize, maxFrame, GROUP_BYTES, idLength, id));
+    }
+
+    private static final byte[] GROUP_BYTES = GROUP.getBytes(StandardCharsets.US_ASCII);
+
+    /** A handshake body up to (not including) the group: magic, version, sizes, frame limit, port. */
+    private static final byte[] FIXED_FIELDS = java.util.Arrays.copyOf(
+            handshakeBody(Handshake.MAGIC, Handshake.VERSION, 10_037, 1000, MAX_FRAME, new byte[0], 0, new byte[0]), 24);
+
+    private static final byte[] ID = "node-peer".getBytes(StandardCharsets.UTF_8);
+
+    static Stream<Arguments> malformed() {
+        int m = Handshake.MAGIC;
+        int v = Handshake.VERSION;
+        return Stream.of(
+                afterHandshake("unknown type 0x09", () -> frame(0x09), "unknown message type 0x09"),
+                afterHandshake("unknown type 0xff", () -> frame(0xFF, ints(1)), "unknown message type 0xff"),
+                afterHandshake("empty frame", () -> Unpooled.buffer().writeInt(0), "empty frame"),
+                afterHandshake("frame over the limit, header only",
+                        () -> Unpooled.buffer().writeInt(MAX_FRAME + 1), "exceeds the limit"),
+                afterHandshake("frame length 2^32-1", () -> Unpooled.buffer().writeInt(-1), "exceeds the limit"),
+                afterHandshake("choke with a body", () -> frame(MessageType.CHOKE.id(), bytes(0)),
+                        "CHOKE body has 1 bytes, expected 0"),
+                afterHandshake("done with a body", () -> frame(MessageType.DONE.id(), ints(0)),
+                        "DONE body has 4 bytes, expected 0"),
+                afterHandshake("have, short body", () -> frame(HAVE, bytes(0, 0, 1)), "HAVE body has 3 bytes"),
+                afterHandshake("request, long body", () -> frame(MessageType.REQUEST.id(), bytes(0, 0, 0, 1, 0)),
+                        "REQUEST body has 5 bytes"),
+                afterHandshake("have -1", () -> frame(HAVE, ints(-1)), "HAVE for piece -1 outside [0, 11)"),
+                afterHandshake("request = piece count",
+                        () -> frame(MessageType.REQUEST.id(), ints(11)), "REQUEST for piece 11 outside"),
+                afterHandshake("cancel MIN_VALUE", () -> frame(MessageType.CANCEL.id(), ints(Integer.MIN_VALUE)),
+                        "CANCEL for piece -2147483648 outside"),
+                afterHandshake("reject = piece count", () -> frame(MessageType.REJECT.id(), ints(11)),
+                        "REJECT for piece 11 outside"),
+                afterHandshake("piece index = piece count",
+                        () -> frame(PIECE, concat(ints(11, 0), new byte[37])), "PIECE for piece 11 outside"),
+                afterHandshake("piece index -1", () -> frame(PIECE, concat(ints(-1, 0), new byte[1000])),
+                        "PIECE for piece -1 outside"),
+                afterHandshake("last piece too long", () -> frame(PIECE, concat(ints(10, 0), new byte[1000])),
+                        "PIECE 10 has 1000 data bytes, expected 37"),
+                afterHandshake("piece one byte short", () -> frame(PIECE, concat(ints(0, 0), new byte[999])),
+                        "PIECE 0 has 999 data bytes, expected 1000"),
+                afterHandshake("piece without crc", () -> frame(PIECE, bytes(0, 0, 0, 0, 0, 0, 0)),
+                        "PIECE body has 7 bytes, expected at least 8"),
+                afterHandshake("bitfield too short", () -> frame(BITFIELD, bytes(0xFF)),
+                        "BITFIELD body has 1 bytes, expected 2"),
+                afterHandshake("bitfield too long", () -> frame(BITFIELD, bytes(0xFF, 0xE0, 0)),
+                        "BITFIELD body has 3 bytes, expected 2"),
+                afterHandshake("bitfield spare bit (piece 11)", () -> frame(BITFIELD, bytes(0xFF, 0xF0)),
+                        "spare bits set"),
+                afterHandshake("bitfield spare bit (piece 15)", () -> frame(BITFIELD, bytes(0, 0x01)),
+                        "spare bits set"),
+                afterHandshake("second handshake", () -> Wire.encode(PEER), "second HANDSHAKE"),
+                afterHandshake("give work response, count too high",
+                        () -> frame(GIVE_WORK_RESPONSE, ints(1, 2, 0, 3)), "announces 2 works in 8 bytes"),
+                afterHandshake("give work response, negative count",
+                        () -> frame(GIVE_WORK_RESPONSE, ints(1, -1)), "announces -1 works"),
+                afterHandshake("give work response, no count", () -> frame(GIVE_WORK_RESPONSE, ints(1)),
+                        "GIVE_WORK_RESPONSE body has 4 bytes, expected at least 8"),
+                afterHandshake("give work response, empty work",
+                        () -> frame(GIVE_WORK_RESPONSE, ints(1, 1, 3, 3)), "work [3, 3) is not a non-empty run"),
+                afterHandshake("give work response, work past the end",
+                        () -> frame(GIVE_WORK_RESPONSE, ints(1, 1, 5, 12)), "work [5, 12) is not"),
+                afterHandshake("give work response, negative work",
+                        () -> frame(GIVE_WORK_RESPONSE, ints(1, 1, -1, 2)), "work [-1, 2) is not"),
+                afterHandshake("give work response, overlapping works",
+                        () -> frame(GIVE_WORK_RESPONSE, ints(1, 2, 4, 6, 0, 5)), "overlap"),
+                afterHandshake("give work request, short", () -> frame(MessageType.GIVE_WORK_REQUEST.id(),
+                        bytes(0, 0, 1)), "GIVE_WORK_REQUEST body has 3 bytes"),
+                afterHandshake("works left, negative", () -> frame(MessageType.WORKS_LEFT.id(), ints(-1)),
+                        "negative count -1"),
+                afterHandshake("goodbye, unknown reason", () -> frame(GOODBYE, bytes(200, 0, 0)),
+                        "unknown reason 200"),
+                afterHandshake("goodbye, detail over the maximum", () -> frame(GOODBYE,
+                        concat(bytes(0, 0x07, 0xD0), new byte[2000])), "detail of 2000 bytes exceeds 1024"),
+                afterHandshake("goodbye, detail shorter than announced",
+                        () -> frame(GOODBYE, bytes(0, 0, 5, 'a', 'b', 'c')), "GOODBYE announces a detail of 5 bytes, 3 follow"),
+                afterHandshake("goodbye, detail not UTF-8", () -> frame(GOODBYE, bytes(0, 0, 2, 0xC3, 0x28)),
+                        "goodbye detail is not valid UTF-8"),
+                afterHandshake("goodbye, short body", () -> frame(GOODBYE, bytes(0, 0)),
+                        "GOODBYE body has 2 bytes, expected at least 3"),
+                first("have before the handshake", () -> frame(HAVE, ints(1)), "expected HANDSHAKE first, got HAVE"),
+                first("unknown type before the handshake", () -> frame(0x47, ints(1)), "unknown message type 0x47"),
+                first("an HTTP request", () -> Unpooled.copiedBuffer("GET / HTTP/1.1\r\n\r\n",
+                        StandardCharsets.US_ASCII), "exceeds the limit"),
+                first("handshake, bad magic", () -> handshake(0x42495454, v, 10_037, 1000, MAX_FRAME, ID.length, ID),
+                        "bad magic 0x42495454"),
+                first("handshake, version 2", () -> handshake(m, 2, 10_037, 1000, MAX_FRAME, ID.length, ID),
+                        "peer speaks protocol version 2, this node speaks 1"),
+                first("handshake, empty node id", () -> handshake(m, v, 10_037, 1000, MAX_FRAME, 0, new byte[0]),
+                        "empty node id"),
+                first("handshake, node id shorter than announced",
+                        () -> handshake(m, v, 10_037, 1000, MAX_FRAME, ID.length + 1, ID),
+                        "HANDSHAKE announces a node id of 10 bytes, only 9 follow"),
+                first("handshake, trailing byte",
+                        () -> handshake(m, v, 10_037, 1000, MAX_FRAME, ID.length, concat(ID, bytes(0))),
+                        "HANDSHAKE has 1 bytes after the node id"),
+                first("handshake, empty group", () -> frame(HANDSHAKE,
+                        handshakeBody(m, v, 10_037, 1000, MAX_FRAME, new byte[0], ID.length, ID)), "empty group"),
+                first("handshake, group longer than the rest", () -> frame(HANDSHAKE,
+                        concat(FIXED_FIELDS, bytes(2, 'x'))), "HANDSHAKE announces a group of 2 bytes, only 1 follow"),
+                first("handshake, nothing after the group", () -> frame(HANDSHAKE,
+                        concat(FIXED_FIELDS, bytes(1, 'x'))), "HANDSHAKE ends before the node id"),
+                first("handshake, node id not UTF-8",
+                        () -> handshake(m, v, 10_037, 1000, MAX_FRAME, 2, bytes(0xFF, 0xFE)), "node id is not valid UTF-8"),
+                first("handshake, piece size 0", () -> handshake(m, v, 10_037, 0, MAX_FRAME, ID.length, ID),
+                        "bad HANDSHAKE: pieceSize must be > 0"),
+                first("handshake, negative object size", () -> handshake(m, v, -1, 1000, MAX_FRAME, ID.length, ID),
+                        "bad HANDSHAKE: objectSize must be >= 0"),
+                first("handshake, too many pieces", () -> handshake(m, v, Long.MAX_VALUE, 1, MAX_FRAME, ID.length, ID),
+                        "too many pieces"),
+                first("handshake, frame limit 0", () -> handshake(m, v, 10_037, 1000, 0, ID.length, ID),
+                        "bad HANDSHAKE: maxFrameLength must be > 0"),
+                first("handshake, short body", () -> frame(HANDSHAKE, ints(Handshake.MAGIC, 1)),
+                        "HANDSHAKE body has 8 bytes, expected at least"));
+    }
+
+    @ParameterizedTest(name = "{0}")
+    @MethodSource("malformed")
+    void rejectedWhole(String name, boolean afterHandshake, Supplier<ByteBuf> input, String error) {
+        assertRejected(afterHandshake, input.get(), false, error);
+    }
+
+    @ParameterizedTest(name = "{0}")
+    @MethodSource("malformed")
+    void rejectedByteByByte(String name, boolean afterHandshake, Supplier<ByteBuf> input, String error) {
+        assertRejected(afterHandshake, input.get(), true, error);
+    }
+
+    private static void assertRejected(boolean afterHandshake, ByteBuf input, boolean byteByByte, String error) {
+        EmbeddedChannel ch = Wire.codecChannel();
+        if (afterHandshake) {
+            ch.writeInbound(Wire.encode(PEER));
+            assertThat(Wire.read(ch)).isEqualTo(PEER);
+        }
+        Throwable thrown = null;
+        try {
+            if (byteByByte) {
+                try {
+                    while (input.isReadable() && ch.isOpen()) {
+                        ch.writeInbound(input.readRetainedSlice(1));
+                    }
+                } finally {
+                    input.release();
+                }
+            } else {
+                ch.writeInbound(input);
+            }
+        } catch (ProtocolException e) {
+            thrown = e;
+        }
+        assertThat(thrown).isInstanceOf(ProtocolException.class).hasMessageContaining(error);
+        assertThat(ch.isOpen()).isFalse();
+        assertThat(ch.inboundMessages()).isEmpty();
+        assertFalse(ch.finish());
+    }
+
+    @Test
+    void framesBeforeAViolationAreDeliveredAndFramesAfterItAreNot() {
+        EmbeddedChannel ch = Wire.codecChannel();
+        ByteBuf input = Unpooled.buffer();
+        input.writeBytes(Wire.encode(PEER)).writeBytes(Wire.encode(new Have(1)))
+                .writeBytes(frame(0x09)) // unknown type
+                .writeBytes(Wire.encode(new Have(2)));
+        List<Object> events = new ArrayList<>();
+        Throwable thrown = null;
+        try {
+            ch.writeInbound(input);
+        } catch (ProtocolException e) {
+            thrown = e;
+        }
+        for (Object o; (o = ch.readInbound()) != null; ) {
+            events.add(o);
+        }
+        assertThat(thrown).hasMessageContaining("unknown message type");
+        assertThat(events).containsExactly(PEER, new Have(1));
+        assertThat(ch.isOpen()).isFalse();
+        assertFalse(ch.finish());
+    }
+
+    @Test
+    void aFrameExactlyAtTheLimitIsAcceptedAndOneByteMoreIsNot() {
+        Goodbye longest = new Goodbye(Goodbye.Reason.NORMAL, "x".repeat(Goodbye.MAX_DETAIL_BYTES));
+        int frameLength = 1 + Goodbye.MAX_BODY_LENGTH;
+
+        EmbeddedChannel atLimit = Wire.codecChannel(frameLength);
+        atLimit.writeInbound(Wire.encode(PEER, longest));
+        assertThat(Wire.read(atLimit)).isEqualTo(PEER);
+        assertThat(Wire.read(atLimit)).isEqualTo(longest);
+        assertFalse(atLimit.finish());
+
+        EmbeddedChannel belowLimit = Wire.codecChannel(frameLength - 1);
+        belowLimit.writeInbound(Wire.encode(PEER));
+        assertThat(Wire.read(belowLimit)).isEqualTo(PEER);
+        ByteBuf tooLong = Wire.encode(longest);
+        Throwable thrown = null;
+        try {
+            belowLimit.writeInbound(tooLong);
+        } catch (ProtocolException e) {
+            thrown = e;
+        }
+        assertThat(thrown).hasMessageContaining("frame of " + frameLength + " bytes exceeds the limit of "
+                + (frameLength - 1));
+        assertThat(belowLimit.isOpen()).isFalse();
+        assertFalse(belowLimit.finish());
+    }
+
+    @Test
+    void anOversizedFrameIsRefusedOnItsLengthAloneWithoutWaitingForItsBody() {
+        EmbeddedChannel ch = Wire.codecChannel();
+        ch.writeInbound(Wire.encode(PEER));
+        assertThat(Wire.read(ch)).isEqualTo(PEER);
+        Throwable thrown = null;
+        try {
+            // Announces 1 GiB but sends only the length: the decoder must not wait for (or buffer) the body.
+            ch.writeInbound(Unpooled.buffer().writeInt(1 << 30));
+        } catch (ProtocolException e) {
+            thrown = e;
+        }
+        assertThat(thrown).hasMessageContaining("exceeds the limit");
+        assertThat(ch.isOpen()).isFalse();
+        assertFalse(ch.finish());
+    }
+}
