@@ -1,0 +1,176 @@
+package io.s3broadcast.p2p.protocol;
+
+import io.netty.channel.Channel;
+import io.netty.channel.ChannelHandler;
+import io.netty.channel.ChannelInitializer;
+import io.netty.channel.ChannelPipeline;
+import io.s3broadcast.spi.PieceLayout;
+import java.time.Duration;
+import java.util.Objects;
+import java.util.function.Supplier;
+
+/**
+ * Assembles the protocol handlers of one peer connection, one concern each:
+ *
+ * <pre>
+ *   {@value #FRAME_DECODER}   cuts frames, hard size limit
+ *   {@value #MESSAGE_DECODER} frame -&gt; {@link PeerMessage}, validates
+ *   {@value #MESSAGE_ENCODER} {@link PeerMessage} -&gt; frame (shared, stateless)
+ *   {@value #HANDSHAKE}       sends and checks handshakes, then removes itself
+ *   {@value #EXCHANGE}        the exchange handler, if one was given
+ * </pre>
+ *
+ * <p>The exchange handler gets {@link HandshakeCompleted} as a user event before any other message of the peer.
+ * Put a TLS handler, if any, in front of these ({@link PieceWriter} then copies instead of using a FileRegion).
+ *
+ * <p>Immutable and reusable: one instance serves every connection of a node, inbound and outbound.
+ */
+public final class PeerPipeline {
+
+    public static final String FRAME_DECODER = "frameDecoder";
+    public static final String MESSAGE_DECODER = "messageDecoder";
+    public static final String MESSAGE_ENCODER = "messageEncoder";
+    public static final String HANDSHAKE = "handshake";
+    public static final String EXCHANGE = "exchange";
+
+    /** How long we wait for the peer's handshake unless told otherwise. */
+    public static final Duration DEFAULT_HANDSHAKE_TIMEOUT = Duration.ofSeconds(10);
+
+    private final Handshake localHandshake;
+    private final Duration handshakeTimeout;
+    private final Supplier<? extends ChannelHandler> exchangeHandler;
+
+    private PeerPipeline(Builder b) {
+        PieceLayout layout = Objects.requireNonNull(b.layout, "layout");
+        int minimum = FrameLimits.minimum(layout);
+        int maxFrameLength = b.maxFrameLength == 0 ? FrameLimits.defaultFor(layout) : b.maxFrameLength;
+        if (maxFrameLength < minimum) {
+            throw new IllegalArgumentException("maxFrameLength " + maxFrameLength + " is below " + minimum
+                    + ", the largest message of this layout");
+        }
+        this.localHandshake = Handshake.of(Objects.requireNonNull(b.group, "group"),
+                Objects.requireNonNull(b.nodeId, "nodeId"), b.listenPort, layout, maxFrameLength);
+        this.handshakeTimeout = b.handshakeTimeout;
+        this.exchangeHandler = b.exchangeHandler;
+    }
+
+    public static Builder builder() {
+        return new Builder();
+    }
+
+    /** The handshake this node sends. */
+    public Handshake localHandshake() {
+        return localHandshake;
+    }
+
+    public PieceLayout layout() {
+        return localHandshake.layout();
+    }
+
+    public int maxFrameLength() {
+        return localHandshake.maxFrameLength();
+    }
+
+    public Duration handshakeTimeout() {
+        return handshakeTimeout;
+    }
+
+    /** Adds the handlers to the end of {@code pipeline}, in the order above. */
+    public void configure(ChannelPipeline pipeline) {
+        pipeline.addLast(FRAME_DECODER, new FrameDecoder(maxFrameLength()));
+        pipeline.addLast(MESSAGE_DECODER, new MessageDecoder(layout()));
+        pipeline.addLast(MESSAGE_ENCODER, MessageEncoder.INSTANCE);
+        pipeline.addLast(HANDSHAKE, new HandshakeHandler(localHandshake, handshakeTimeout.toNanos()));
+        if (exchangeHandler != null) {
+            pipeline.addLast(EXCHANGE, Objects.requireNonNull(exchangeHandler.get(), "exchange handler"));
+        }
+    }
+
+    /** A channel initializer that {@link #configure configures} each new channel. */
+    public ChannelInitializer<Channel> initializer() {
+        return new ChannelInitializer<>() {
+            @Override
+            protected void initChannel(Channel ch) {
+                configure(ch.pipeline());
+            }
+        };
+    }
+
+    /** Builds a {@link PeerPipeline}; group, node id and layout are required. */
+    public static final class Builder {
+
+        private String group;
+        private String nodeId;
+        private int listenPort;
+        private PieceLayout layout;
+        private int maxFrameLength;
+        private Duration handshakeTimeout = DEFAULT_HANDSHAKE_TIMEOUT;
+        private Supplier<? extends ChannelHandler> exchangeHandler;
+
+        private Builder() {
+        }
+
+        /**
+         * The group this node belongs to, as the handshake carries it: the registry's {@code GroupId.hash()}
+         * (1-255 bytes of UTF-8). Peers with another group are refused.
+         */
+        public Builder group(String group) {
+            this.group = Objects.requireNonNull(group, "group");
+            return this;
+        }
+
+        /** This node's id, unique in the group, 1-255 bytes of UTF-8. */
+        public Builder nodeId(String nodeId) {
+            this.nodeId = Objects.requireNonNull(nodeId, "nodeId");
+            return this;
+        }
+
+        /** The port this node accepts peers on, told to peers in the handshake; 0 (the default) for none. */
+        public Builder listenPort(int listenPort) {
+            if (listenPort < 0 || listenPort > 0xFFFF) {
+                throw new IllegalArgumentException("listenPort must be 0-65535, was " + listenPort);
+            }
+            this.listenPort = listenPort;
+            return this;
+        }
+
+        public Builder layout(PieceLayout layout) {
+            this.layout = Objects.requireNonNull(layout, "layout");
+            return this;
+        }
+
+        /**
+         * The largest frame (bytes after the length field) this node accepts; at least
+         * {@link FrameLimits#minimum}. Default {@link FrameLimits#defaultFor}.
+         */
+        public Builder maxFrameLength(int maxFrameLength) {
+            if (maxFrameLength <= 0) {
+                throw new IllegalArgumentException("maxFrameLength must be > 0, was " + maxFrameLength);
+            }
+            this.maxFrameLength = maxFrameLength;
+            return this;
+        }
+
+        /** How long to wait for the peer's handshake; default {@link #DEFAULT_HANDSHAKE_TIMEOUT}. */
+        public Builder handshakeTimeout(Duration handshakeTimeout) {
+            if (handshakeTimeout.isNegative() || handshakeTimeout.isZero()) {
+                throw new IllegalArgumentException("handshakeTimeout must be > 0, was " + handshakeTimeout);
+            }
+            this.handshakeTimeout = handshakeTimeout;
+            return this;
+        }
+
+        /**
+         * Makes the handler added last, as {@value #EXCHANGE}, called once per channel (so it may return a new
+         * handler each time, or a {@code @Sharable} one).
+         */
+        public Builder exchangeHandler(Supplier<? extends ChannelHandler> exchangeHandler) {
+            this.exchangeHandler = Objects.requireNonNull(exchangeHandler, "exchangeHandler");
+            return this;
+        }
+
+        public PeerPipeline build() {
+            return new PeerPipeline(this);
+        }
+    }
+}

@@ -1,0 +1,166 @@
+package io.s3broadcast.p2p.protocol;
+
+import static io.s3broadcast.p2p.protocol.Wire.GROUP;
+import static io.s3broadcast.p2p.protocol.Wire.LAYOUT;
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import io.s3broadcast.spi.Bitfield;
+import io.s3broadcast.spi.PieceLayout;
+import io.s3broadcast.spi.PieceRun;
+import java.nio.charset.StandardCharsets;
+import java.util.Arrays;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Set;
+import org.junit.jupiter.api.Test;
+
+/** The message value classes, limits and the pipeline builder, without a channel. */
+class MessageValuesTest {
+
+    @Test
+    void wireIdsAreUniqueAndLookedUpBothWays() {
+        Set<Integer> ids = new HashSet<>();
+        for (MessageType type : MessageType.values()) {
+            assertThat(ids.add(type.id())).isTrue();
+            assertThat(MessageType.fromId(type.id())).isSameAs(type);
+        }
+        assertThat(MessageType.fromId(0x09)).isNull();
+        assertThat(MessageType.fromId(-1)).isNull();
+        assertThat(MessageType.fromId(256)).isNull();
+        assertThat(MessageType.PIECE.id()).as("BitTorrent's id").isEqualTo(7);
+    }
+
+    @Test
+    void bitfieldUsesBitTorrentBitOrder() {
+        BitfieldMessage b = BitfieldMessage.of(11, new byte[] {(byte) 0x81, 0x20});
+        assertThat(b.has(0)).isTrue();
+        assertThat(b.has(7)).isTrue();
+        assertThat(b.has(10)).isTrue();
+        assertThat(b.has(1)).isFalse();
+        assertThat(b.cardinality()).isEqualTo(3);
+        assertThat(b.isComplete()).isFalse();
+        assertThat(BitfieldMessage.of(11, p -> true).toByteArray()).containsExactly(0xFF, 0xE0);
+        assertThat(BitfieldMessage.of(11, p -> true).isComplete()).isTrue();
+        assertThat(BitfieldMessage.of(16, p -> true).toByteArray()).containsExactly(0xFF, 0xFF);
+        assertThat(BitfieldMessage.of(0, p -> true).toByteArray()).isEmpty();
+        assertThatThrownBy(() -> b.has(11)).isInstanceOf(IndexOutOfBoundsException.class);
+    }
+
+    @Test
+    void bitfieldRefusesWrongLengthsAndSpareBits() {
+        assertThatThrownBy(() -> BitfieldMessage.of(11, new byte[] {0})).hasMessageContaining("has 2 bytes, not 1");
+        assertThatThrownBy(() -> BitfieldMessage.of(11, new byte[] {0, 0x10})).hasMessageContaining("spare bits");
+        assertThatThrownBy(() -> BitfieldMessage.of(9, new byte[] {0, 0x40})).hasMessageContaining("spare bits");
+        assertThat(BitfieldMessage.of(9, new byte[] {0, (byte) 0x80}).has(8)).isTrue();
+    }
+
+    @Test
+    void bitfieldCopiesItsInput() {
+        byte[] bits = {(byte) 0x80, 0};
+        BitfieldMessage b = BitfieldMessage.of(11, bits);
+        bits[0] = 0;
+        assertThat(b.has(0)).isTrue();
+        b.toByteArray()[0] = 0;
+        assertThat(b.has(0)).isTrue();
+    }
+
+    @Test
+    void bitfieldConvertsToAndFromTheCoreBitfield() {
+        Bitfield core = new Bitfield(11);
+        core.set(0);
+        core.set(9);
+        core.set(10);
+        BitfieldMessage message = BitfieldMessage.of(core);
+        assertThat(message.toByteArray()).containsExactly(0x80, 0x60);
+        assertThat(message.toBitfield()).isEqualTo(core);
+        assertThat(BitfieldMessage.of(Bitfield.full(11))).isEqualTo(BitfieldMessage.of(11, p -> true));
+    }
+
+    @Test
+    void handshakeValidatesItsFields() {
+        assertThatThrownBy(() -> Handshake.of(GROUP, "", 0, LAYOUT, 70_000)).hasMessageContaining("nodeId");
+        assertThatThrownBy(() -> Handshake.of(GROUP, "x".repeat(256), 0, LAYOUT, 70_000))
+                .hasMessageContaining("nodeId");
+        assertThat(Handshake.of(GROUP, "é".repeat(127), 0, LAYOUT, 70_000).nodeId()).hasSize(127);
+        assertThatThrownBy(() -> Handshake.of("", "n", 0, LAYOUT, 70_000)).hasMessageContaining("group");
+        assertThatThrownBy(() -> Handshake.of(GROUP, "n", 65_536, LAYOUT, 70_000)).hasMessageContaining("listenPort");
+        assertThatThrownBy(() -> Handshake.of(GROUP, "n", 0, LAYOUT, 0)).hasMessageContaining("maxFrameLength");
+        assertThat(Handshake.of(GROUP, "n", 0, LAYOUT, 70_000).layout()).isEqualTo(LAYOUT);
+    }
+
+    @Test
+    void goodbyeCutsALongDetailAtACodePoint() {
+        String clef = "𝄞"; // 4 bytes in UTF-8, 2 chars
+        Goodbye g = new Goodbye(Goodbye.Reason.NORMAL, "ab" + clef.repeat(300));
+        byte[] utf8 = g.detail().getBytes(StandardCharsets.UTF_8);
+        assertThat(utf8.length).isEqualTo(2 + 4 * 255);
+        assertThat(g.detail()).endsWith(clef);
+        assertThat(new Goodbye(Goodbye.Reason.NORMAL, "x".repeat(1024)).detail()).hasSize(1024);
+        assertThat(new Goodbye(Goodbye.Reason.NORMAL).detail()).isEmpty();
+    }
+
+    @Test
+    void goodbyeReasonCodesAreUnique() {
+        Set<Integer> codes = new HashSet<>();
+        for (Goodbye.Reason r : Goodbye.Reason.values()) {
+            assertThat(codes.add(r.code())).isTrue();
+            assertThat(Goodbye.Reason.fromCode(r.code())).isSameAs(r);
+        }
+        assertThat(Goodbye.Reason.fromCode(255)).isNull();
+    }
+
+    @Test
+    void giveWorkResponseRefusesOverlappingWorksAndKeepsTheirOrder() {
+        assertThatThrownBy(() -> new GiveWorkResponse(1,
+                List.of(new PieceRun(0, 5), new PieceRun(4, 8))))
+                .hasMessageContaining("overlap");
+        GiveWorkResponse r = new GiveWorkResponse(1,
+                List.of(new PieceRun(5, 8), new PieceRun(0, 5)));
+        assertThat(r.works()).extracting(PieceRun::first).containsExactly(5, 0);
+        assertThat(r.isEmpty()).isFalse();
+        assertThat(GiveWorkResponse.nothing(1).isEmpty()).isTrue();
+    }
+
+    @Test
+    void maxWorksFillsTheFrameExactly() {
+        int n = GiveWorkResponse.maxWorks(Wire.MAX_FRAME);
+        PieceRun[] works = new PieceRun[n];
+        Arrays.setAll(works, i -> new PieceRun(i, i + 1));
+        // Frame length = type + requestId + count + works; it must fit and one more work must not.
+        assertThat(1 + 8 + 8L * n).isLessThanOrEqualTo(Wire.MAX_FRAME);
+        assertThat(1 + 8 + 8L * (n + 1)).isGreaterThan(Wire.MAX_FRAME);
+        assertThat(new GiveWorkResponse(0, List.of(works)).works()).hasSize(n);
+    }
+
+    @Test
+    void frameLimitsCoverTheLargestMessageOfTheLayout() {
+        // Small pieces: the longest goodbye is the largest message.
+        assertThat(FrameLimits.minimum(LAYOUT)).isEqualTo(1 + Goodbye.MAX_BODY_LENGTH);
+        // Large pieces: a piece is.
+        assertThat(FrameLimits.minimum(new PieceLayout(1L << 30, 1 << 20))).isEqualTo(1 + 8 + (1 << 20));
+        // A small object in large pieces: its one piece is only as large as the object.
+        assertThat(FrameLimits.minimum(new PieceLayout(5000, 1 << 20))).isEqualTo(1 + 8 + 5000);
+        // Tiny pieces of a huge object: the bitfield is.
+        assertThat(FrameLimits.minimum(new PieceLayout(1L << 34, 16))).isEqualTo(1 + (1 << 27));
+        assertThat(FrameLimits.defaultFor(LAYOUT)).isEqualTo(FrameLimits.DEFAULT_FLOOR);
+        assertThatThrownBy(() -> FrameLimits.minimum(new PieceLayout(Integer.MAX_VALUE, Integer.MAX_VALUE)))
+                .isInstanceOf(IllegalArgumentException.class);
+    }
+
+    @Test
+    void pipelineBuilderChecksItsInput() {
+        PeerPipeline.Builder b = PeerPipeline.builder().group(GROUP).nodeId("n").layout(LAYOUT);
+        assertThat(b.build().maxFrameLength()).isEqualTo(FrameLimits.defaultFor(LAYOUT));
+        assertThat(b.build().handshakeTimeout()).isEqualTo(PeerPipeline.DEFAULT_HANDSHAKE_TIMEOUT);
+        assertThat(b.build().localHandshake().listenPort()).isZero();
+        assertThatThrownBy(() -> b.maxFrameLength(FrameLimits.minimum(LAYOUT) - 1).build())
+                .hasMessageContaining("is below");
+        assertThat(b.maxFrameLength(FrameLimits.minimum(LAYOUT)).build().maxFrameLength())
+                .isEqualTo(FrameLimits.minimum(LAYOUT));
+        assertThatThrownBy(() -> PeerPipeline.builder().group(GROUP).layout(LAYOUT).build())
+                .hasMessageContaining("nodeId");
+        assertThatThrownBy(() -> b.handshakeTimeout(java.time.Duration.ZERO)).isInstanceOf(IllegalArgumentException.class);
+        assertThatThrownBy(() -> b.listenPort(70_000)).isInstanceOf(IllegalArgumentException.class);
+    }
+}
