@@ -3,7 +3,6 @@ package io.s3broadcast.registry;
 import java.time.Duration;
 import java.util.List;
 import java.util.Objects;
-import java.util.TreeMap;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ScheduledFuture;
@@ -37,7 +36,7 @@ public record Membership(List<NodeInfo> members, int expected, boolean timedOut)
      *
      * <p>Time is the scheduler's: the timeout is one task on {@code scheduler}, so a test can drive it with a
      * manual scheduler. Never throws; cancelling the returned future stops the wait. Members that leave
-     * during the wait stop counting.
+     * during the wait stop counting: the count is always {@link NodeRegistry#members()}.
      *
      * @param registry a started registry
      * @param expected the number of nodes in the group, this one included, or 0 if unknown
@@ -56,27 +55,21 @@ public record Membership(List<NodeInfo> members, int expected, boolean timedOut)
             result.complete(new Membership(registry.members(), 0, false));
             return result;
         }
-        TreeMap<String, NodeInfo> seen = new TreeMap<>();
+        Runnable check = () -> {
+            List<NodeInfo> now = registry.members();
+            if (now.size() >= expected) {
+                result.complete(new Membership(now, expected, false));
+            }
+        };
         NodeRegistry.Watch watch;
         try {
             watch = registry.watch(new MembershipListener() {
                 @Override
                 public void joined(NodeInfo node) {
-                    synchronized (seen) {
-                        seen.put(node.nodeId(), node);
-                        if (seen.size() >= expected) {
-                            result.complete(new Membership(List.copyOf(seen.values()), expected, false));
-                        }
-                    }
-                }
-
-                @Override
-                public void left(NodeInfo node) {
-                    synchronized (seen) {
-                        seen.remove(node.nodeId());
-                    }
+                    check.run();
                 }
             });
+            check.run();
         } catch (RuntimeException e) {
             result.completeExceptionally(e);
             return result;
@@ -85,9 +78,8 @@ public record Membership(List<NodeInfo> members, int expected, boolean timedOut)
         if (!result.isDone()) {
             try {
                 timer = scheduler.schedule(() -> {
-                    synchronized (seen) {
-                        result.complete(new Membership(List.copyOf(seen.values()), expected, seen.size() < expected));
-                    }
+                    List<NodeInfo> now = registry.members();
+                    result.complete(new Membership(now, expected, now.size() < expected));
                 }, Math.max(0, timeout.toNanos()), TimeUnit.NANOSECONDS);
             } catch (RuntimeException e) {
                 result.completeExceptionally(e);

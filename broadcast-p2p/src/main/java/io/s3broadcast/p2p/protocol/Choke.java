@@ -1,7 +1,8 @@
 package io.s3broadcast.p2p.protocol;
 
 /**
- * The sender will not serve the receiver's requests until it sends {@link Unchoke}; requests still queued are rejected (see {@link Reject}).
+ * The sender will not serve the receiver's requests until it sends {@link Unchoke}; it answers every request still
+ * queued, and any that arrives while choked, with a {@link Reject}.
  *
  * <p>No body. There is one instance, {@link #INSTANCE}.
  */

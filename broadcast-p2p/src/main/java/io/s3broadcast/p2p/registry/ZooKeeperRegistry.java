@@ -1,0 +1,310 @@
+package io.s3broadcast.p2p.registry;
+
+import io.s3broadcast.registry.AbstractNodeRegistry;
+import io.s3broadcast.registry.NodeEntry;
+import io.s3broadcast.registry.NodeInfo;
+import io.s3broadcast.registry.NodeRegistry;
+import io.s3broadcast.registry.NodeRegistryProvider;
+import io.s3broadcast.registry.RegistryConfig;
+import io.s3broadcast.registry.RegistryException;
+import io.s3broadcast.registry.RegistrySpec;
+import java.io.IOException;
+import java.time.Clock;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Objects;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+import org.apache.curator.framework.CuratorFramework;
+import org.apache.curator.framework.CuratorFrameworkFactory;
+import org.apache.curator.framework.recipes.cache.ChildData;
+import org.apache.curator.framework.recipes.cache.CuratorCache;
+import org.apache.curator.framework.recipes.cache.CuratorCacheListener;
+import org.apache.curator.framework.recipes.nodes.PersistentNode;
+import org.apache.curator.framework.state.ConnectionState;
+import org.apache.curator.framework.state.ConnectionStateListener;
+import org.apache.curator.retry.BoundedExponentialBackoffRetry;
+import org.apache.zookeeper.CreateMode;
+import org.apache.zookeeper.data.Stat;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Members are ephemeral znodes {@code <path>/<group hash>/<node id>} whose data is the member's
+ * {@link NodeEntry}; the group node is a container, which ZooKeeper removes once it is empty.
+ *
+ * <p>A {@link CuratorCache} on the group node follows the members. This node's znode is a Curator
+ * {@link PersistentNode}: when the session is lost (the other nodes then see this one leave, once the
+ * session expires) it is created again as soon as a new session starts, and the others see it join.
+ * {@link #leave()} deletes it. While the connection is down the last known members stay as they were.
+ */
+public final class ZooKeeperRegistry extends AbstractNodeRegistry {
+
+    private static final Logger log = LoggerFactory.getLogger(ZooKeeperRegistry.class);
+
+    private final CuratorFramework client;
+    private final boolean ownsClient;
+    private final String where;
+    private final String groupPath;
+    private final Clock clock;
+    private final Duration operationTimeout;
+    private final ConnectionStateListener connectionListener = this::connectionChanged;
+
+    private CuratorCache cache; // guarded by the lifecycle (do* methods)
+    private PersistentNode znode; // guarded by the lifecycle (do* methods)
+    private volatile boolean cacheReady;
+    private volatile String withdrawnId; // the id this node left as, hidden until the cache sees its znode go
+
+    private ZooKeeperRegistry(CuratorFramework client, boolean ownsClient, String where, String basePath, RegistryConfig config) {
+        super(config.group());
+        this.client = Objects.requireNonNull(client, "client");
+        this.ownsClient = ownsClient;
+        this.where = where;
+        this.groupPath = basePath + "/" + config.group().hash();
+        this.clock = config.clock();
+        this.operationTimeout = config.operationTimeout();
+    }
+
+    /**
+     * A registry with its own Curator client for {@code spec}'s ensemble, using the config's session and
+     * operation timeouts; closing the registry closes the client.
+     */
+    public static ZooKeeperRegistry create(RegistrySpec.ZooKeeper spec, RegistryConfig config) {
+        int sessionMillis = (int) Math.min(Integer.MAX_VALUE, config.sessionTimeout().toMillis());
+        int connectMillis = (int) Math.min(sessionMillis, config.operationTimeout().toMillis());
+        CuratorFramework client = CuratorFrameworkFactory.builder()
+                .connectString(spec.connectString())
+                .sessionTimeoutMs(sessionMillis)
+                .connectionTimeoutMs(connectMillis)
+                .retryPolicy(new BoundedExponentialBackoffRetry(100, 5_000, 29))
+                .build();
+        return new ZooKeeperRegistry(client, true, spec.toString(), spec.path(), config);
+    }
+
+    /**
+     * A registry on a Curator client the caller owns and has started; closing the registry leaves the client open.
+     *
+     * @param basePath absolute znode path under which groups live, without a trailing {@code /}
+     */
+    public static ZooKeeperRegistry create(CuratorFramework client, String basePath, RegistryConfig config) {
+        if (!basePath.startsWith("/")) {
+            throw new IllegalArgumentException("ZooKeeper base path '" + basePath + "' must start with '/'");
+        }
+        String path = ((RegistrySpec.ZooKeeper) RegistrySpec.parse("zk://localhost" + basePath)).path();
+        String where = "zk://" + client.getZookeeperClient().getCurrentConnectionString() + path;
+        return new ZooKeeperRegistry(client, false, where, path, config);
+    }
+
+    /** The znode under which this group's members live. */
+    public String groupPath() {
+        return groupPath;
+    }
+
+    @Override
+    protected void doStart() {
+        client.getConnectionStateListenable().addListener(connectionListener);
+        if (ownsClient) {
+            client.start();
+        }
+        try {
+            if (!client.blockUntilConnected((int) operationTimeout.toMillis(), TimeUnit.MILLISECONDS)) {
+                throw new RegistryException("could not connect to ZooKeeper at " + where + " within " + operationTimeout);
+            }
+            client.createContainers(groupPath);
+            CountDownLatch initialized = new CountDownLatch(1);
+            cache = CuratorCache.build(client, groupPath);
+            cache.listenable().addListener(CuratorCacheListener.builder()
+                    .forAll((type, before, after) -> {
+                        if (cacheReady) {
+                            refresh();
+                        }
+                    })
+                    .forInitialized(() -> {
+                        cacheReady = true;
+                        refresh();
+                        initialized.countDown();
+                    })
+                    .build());
+            cache.start();
+            if (!initialized.await(operationTimeout.toMillis(), TimeUnit.MILLISECONDS)) {
+                throw new RegistryException("could not read the members under " + groupPath + " at " + where + " within "
+                        + operationTimeout);
+            }
+            log.debug("{}: following {} at {}", this, groupPath, where);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new RegistryException("interrupted while starting the ZooKeeper registry at " + where, e);
+        } catch (RegistryException e) {
+            throw e;
+        } catch (Exception e) {
+            throw new RegistryException("could not start the ZooKeeper registry at " + where + ": " + e, e);
+        }
+    }
+
+    @Override
+    protected NodeInfo doRegister(NodeInfo node) {
+        String path = groupPath + "/" + node.nodeId();
+        withdrawnId = null;
+        try {
+            refuseIfTakenByAnother(path, node);
+            PersistentNode created = new PersistentNode(client, CreateMode.EPHEMERAL, false, path,
+                    new NodeEntry(node, clock.instant()).toJson());
+            created.start();
+            if (!created.waitForInitialCreate(operationTimeout.toMillis(), TimeUnit.MILLISECONDS)) {
+                closeQuietly(created);
+                throw new RegistryException("could not create " + path + " at " + where + " within " + operationTimeout);
+            }
+            znode = created;
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new RegistryException("interrupted while registering " + node + " at " + where, e);
+        } catch (RegistryException e) {
+            throw e;
+        } catch (Exception e) {
+            throw new RegistryException("could not register " + node + " at " + where + ": " + e, e);
+        }
+        memberJoined(node);
+        return node;
+    }
+
+    /**
+     * A live znode with this id from another session is another node with the same id, unless it carries this
+     * node's address, when it is this node's own entry from a session that has not expired yet: then the new
+     * one takes it over.
+     */
+    private void refuseIfTakenByAnother(String path, NodeInfo node) throws Exception {
+        Stat stat = new Stat();
+        byte[] data;
+        try {
+            data = client.getData().storingStatIn(stat).forPath(path);
+        } catch (org.apache.zookeeper.KeeperException.NoNodeException e) {
+            return;
+        }
+        NodeInfo existing = decode(path, data);
+        if (existing != null && !existing.equals(node)) {
+            throw new RegistryException("node id " + node.nodeId() + " is already registered at " + where + " by a live node at "
+                    + existing.address() + "; node ids must be unique in a group");
+        }
+        log.info("{}: taking over {} left by an earlier session of this node", this, path);
+    }
+
+    @Override
+    protected void doLeave(NodeInfo node) {
+        PersistentNode current = znode;
+        znode = null;
+        withdrawnId = node.nodeId();
+        try {
+            if (current != null) {
+                current.close();
+            }
+        } catch (IOException e) {
+            throw new RegistryException("could not delete " + groupPath + "/" + node.nodeId() + " at " + where + ": " + e, e);
+        } finally {
+            memberLeft(node.nodeId());
+        }
+    }
+
+    @Override
+    protected void doClose() {
+        cacheReady = false;
+        if (znode != null) {
+            closeQuietly(znode);
+            znode = null;
+        }
+        if (cache != null) {
+            cache.close();
+            cache = null;
+        }
+        client.getConnectionStateListenable().removeListener(connectionListener);
+        if (ownsClient) {
+            client.close();
+        }
+    }
+
+    /** Replaces the member table with the cache's direct children of the group node. */
+    private void refresh() {
+        CuratorCache current = cache;
+        if (current == null) {
+            return;
+        }
+        String withdrawn = withdrawnId;
+        boolean withdrawnStillThere = false;
+        List<NodeInfo> members = new ArrayList<>();
+        String prefix = groupPath + "/";
+        for (ChildData d : (Iterable<ChildData>) current.stream()::iterator) {
+            String path = d.getPath();
+            if (!path.startsWith(prefix) || path.indexOf('/', prefix.length()) >= 0) {
+                continue;
+            }
+            NodeInfo node = decode(path, d.getData());
+            if (node == null) {
+                continue;
+            }
+            if (node.nodeId().equals(withdrawn)) {
+                withdrawnStillThere = true;
+            } else {
+                members.add(node);
+            }
+        }
+        if (withdrawn != null && !withdrawnStillThere) {
+            withdrawnId = null;
+        }
+        replaceMembers(members);
+    }
+
+    private NodeInfo decode(String path, byte[] data) {
+        String id = path.substring(path.lastIndexOf('/') + 1);
+        try {
+            NodeInfo node = NodeEntry.parse(data == null ? new byte[0] : data).node();
+            if (!node.nodeId().equals(id)) {
+                log.warn("{}: ignoring {}: it holds node id {}", this, path, node.nodeId());
+                return null;
+            }
+            return node;
+        } catch (IllegalArgumentException e) {
+            log.warn("{}: ignoring {}: {}", this, path, e.getMessage());
+            return null;
+        }
+    }
+
+    private void connectionChanged(CuratorFramework c, ConnectionState state) {
+        switch (state) {
+            case SUSPENDED -> log.warn("{}: connection to ZooKeeper at {} suspended; members may be out of date", this, where);
+            case LOST -> log.warn("{}: ZooKeeper session lost at {}; others see this node leave; it registers again on reconnect",
+                    this, where);
+            case RECONNECTED -> log.info("{}: reconnected to ZooKeeper at {}", this, where);
+            default -> log.debug("{}: ZooKeeper connection {}", this, state);
+        }
+    }
+
+    private static void closeQuietly(PersistentNode node) {
+        try {
+            node.close();
+        } catch (IOException | RuntimeException e) {
+            log.debug("closing {} failed", node.getActualPath(), e);
+        }
+    }
+
+    @Override
+    public String toString() {
+        return "ZooKeeperRegistry[" + groupPath + "]";
+    }
+
+    /** Serves {@code zk://host:port[,host:port]/path} specs. */
+    public static final class Provider implements NodeRegistryProvider {
+
+        @Override
+        public String scheme() {
+            return "zk";
+        }
+
+        @Override
+        public NodeRegistry create(RegistrySpec spec, RegistryConfig config) {
+            if (!(spec instanceof RegistrySpec.ZooKeeper zk)) {
+                throw new IllegalArgumentException("not a ZooKeeper registry spec: " + spec);
+            }
+            return ZooKeeperRegistry.create(zk, config);
+        }
+    }
+}

@@ -1,0 +1,218 @@
+package io.s3broadcast.p2p.registry;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import io.s3broadcast.registry.GroupId;
+import io.s3broadcast.registry.Membership;
+import io.s3broadcast.registry.NodeInfo;
+import io.s3broadcast.registry.NodeRegistry;
+import io.s3broadcast.registry.RegistryConfig;
+import io.s3broadcast.registry.RegistryException;
+import java.net.ServerSocket;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+import org.apache.curator.framework.CuratorFramework;
+import org.apache.curator.framework.CuratorFrameworkFactory;
+import org.apache.curator.retry.RetryOneTime;
+import org.apache.curator.test.TestingServer;
+import org.apache.zookeeper.Watcher;
+import org.apache.zookeeper.ZooKeeper;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestInfo;
+
+/** The ZooKeeper registry against an in-process ZooKeeper server; each test uses a group of its own. */
+class ZooKeeperRegistryIT {
+
+    private static final NodeInfo A = new NodeInfo("a", "127.0.0.1", 7001);
+    private static final NodeInfo B = new NodeInfo("b", "127.0.0.1", 7002);
+    private static final NodeInfo C = new NodeInfo("c", "127.0.0.1", 7003);
+
+    private static TestingServer server;
+
+    private final List<AutoCloseable> open = new ArrayList<>();
+    private RegistryConfig config;
+    private String spec;
+
+    @BeforeAll
+    static void startServer() throws Exception {
+        server = new TestingServer(true);
+    }
+
+    @AfterAll
+    static void stopServer() throws Exception {
+        server.close();
+    }
+
+    @AfterEach
+    void closeAll() throws Exception {
+        for (int i = open.size() - 1; i >= 0; i--) {
+            open.get(i).close();
+        }
+    }
+
+    @org.junit.jupiter.api.BeforeEach
+    void group(TestInfo test) {
+        config = RegistryConfig.builder(GroupId.of("bucket", "key", "etag", test.getDisplayName()))
+                .sessionTimeout(Duration.ofSeconds(10))
+                .operationTimeout(Duration.ofSeconds(20))
+                .build();
+        spec = "zk://" + server.getConnectString() + "/it/registry";
+    }
+
+    private NodeRegistry started() {
+        NodeRegistry registry = NodeRegistry.open(spec, config);
+        open.add(registry);
+        registry.start();
+        return registry;
+    }
+
+    private NodeRegistry registered(NodeInfo node) {
+        NodeRegistry registry = started();
+        registry.register(node);
+        return registry;
+    }
+
+    @Test
+    void membersJoinAndLeaveAndWatchersHearIt() throws Exception {
+        NodeRegistry a = started();
+        assertThat(a).isInstanceOf(ZooKeeperRegistry.class);
+        assertThat(((ZooKeeperRegistry) a).groupPath()).isEqualTo("/it/registry/" + config.group().hash());
+        EventQueue events = new EventQueue();
+        a.watch(events);
+        a.register(A);
+        events.expect("+a");
+
+        NodeRegistry b = registered(B);
+        events.expect("+b");
+        assertThat(b.members()).containsExactly(A, B);
+
+        b.leave();
+        events.expect("-b");
+        assertThat(b.members()).containsExactly(A);
+        assertThat(b.self()).isEmpty();
+
+        NodeRegistry c = registered(C);
+        events.expect("+c");
+        c.close();
+        events.expect("-c");
+        assertThat(a.members()).containsExactly(A);
+        events.expectNothingYet();
+    }
+
+    @Test
+    void aNodeWhoseSessionDiesDisappearsThenRegistersAgain() throws Exception {
+        NodeRegistry a = registered(A);
+        EventQueue events = new EventQueue();
+        a.watch(events);
+        events.expect("+a");
+
+        CuratorFramework clientB = CuratorFrameworkFactory.newClient(server.getConnectString(), 10_000, 10_000, new RetryOneTime(100));
+        open.add(clientB);
+        clientB.start();
+        ZooKeeperRegistry b = ZooKeeperRegistry.create(clientB, "/it/registry", config);
+        open.add(b);
+        b.start();
+        b.register(B);
+        events.expect("+b");
+
+        killSession(clientB);
+        events.expect("-b");
+        events.expect("+b");
+        assertThat(a.members()).containsExactly(A, B);
+    }
+
+    @Test
+    void awaitMembersCompletesWhenTheExpectedNumberIsThere() throws Exception {
+        NodeRegistry a = registered(A);
+        CapturingScheduler time = new CapturingScheduler();
+        CompletableFuture<Membership> wait = a.awaitMembers(3, Duration.ofMinutes(1), time);
+        registered(B);
+        assertThat(wait).isNotDone();
+        registered(C);
+        Membership m = wait.get(20, TimeUnit.SECONDS);
+        assertThat(m.members()).containsExactly(A, B, C);
+        assertThat(m.timedOut()).isFalse();
+        assertThat(time.pending()).isZero();
+    }
+
+    @Test
+    void awaitMembersStartsWithWhoeverIsThereAtTheTimeout() throws Exception {
+        NodeRegistry a = registered(A);
+        EventQueue events = new EventQueue();
+        a.watch(events);
+        events.expect("+a");
+        registered(B);
+        events.expect("+b");
+        CapturingScheduler time = new CapturingScheduler();
+        CompletableFuture<Membership> wait = a.awaitMembers(5, Duration.ofMinutes(1), time);
+        assertThat(wait).isNotDone();
+        time.fireAll();
+        Membership m = wait.get(20, TimeUnit.SECONDS);
+        assertThat(m.members()).containsExactly(A, B);
+        assertThat(m.timedOut()).isTrue();
+    }
+
+    @Test
+    void aSecondLiveNodeWithTheSameIdIsRefused() {
+        registered(A);
+        NodeRegistry other = started();
+        NodeInfo impostor = new NodeInfo("a", "127.0.0.2", 9999);
+        assertThatThrownBy(() -> other.register(impostor))
+                .isInstanceOf(RegistryException.class)
+                .hasMessageContaining("node id a is already registered")
+                .hasMessageContaining("127.0.0.1:7001");
+    }
+
+    @Test
+    void groupsDoNotSeeEachOther() throws Exception {
+        NodeRegistry a = registered(A);
+        RegistryConfig otherGroup = RegistryConfig.builder(GroupId.of("bucket", "key", "other-etag")).build();
+        try (NodeRegistry b = NodeRegistry.open(spec, otherGroup)) {
+            b.start();
+            b.register(B);
+            assertThat(b.members()).containsExactly(B);
+            assertThat(a.members()).containsExactly(A);
+        }
+    }
+
+    @Test
+    void anUnreachableEnsembleFailsStartWithItsAddress() throws Exception {
+        int port;
+        try (ServerSocket s = new ServerSocket(0)) {
+            port = s.getLocalPort();
+        }
+        String unreachable = "zk://127.0.0.1:" + port + "/x";
+        NodeRegistry registry = NodeRegistry.open(unreachable, config.toBuilder().operationTimeout(Duration.ofSeconds(1)).build());
+        open.add(registry);
+        assertThatThrownBy(registry::start)
+                .isInstanceOf(RegistryException.class)
+                .hasMessageContaining("could not connect to ZooKeeper at " + unreachable);
+    }
+
+    /**
+     * Ends a client's session on the server, as a crash followed by the session timeout would: a second
+     * handle joins the session and closes it. The client then finds its session expired and starts a new one.
+     */
+    private static void killSession(CuratorFramework client) throws Exception {
+        ZooKeeper zk = client.getZookeeperClient().getZooKeeper();
+        CountDownLatch connected = new CountDownLatch(1);
+        ZooKeeper twin = new ZooKeeper(server.getConnectString(), 10_000, event -> {
+            if (event.getState() == Watcher.Event.KeeperState.SyncConnected) {
+                connected.countDown();
+            }
+        }, zk.getSessionId(), zk.getSessionPasswd());
+        try {
+            assertThat(connected.await(20, TimeUnit.SECONDS)).as("second handle joined the session").isTrue();
+        } finally {
+            twin.close();
+        }
+    }
+}
