@@ -13,14 +13,19 @@ public record PieceLayout(long objectSize, int pieceSize) {
         if (pieceSize <= 0) {
             throw new IllegalArgumentException("pieceSize must be > 0, was " + pieceSize);
         }
-        if ((objectSize + pieceSize - 1) / pieceSize > Integer.MAX_VALUE) {
+        if (pieces(objectSize, pieceSize) > Integer.MAX_VALUE) {
             throw new IllegalArgumentException("object of " + objectSize + " bytes has too many pieces of "
                     + pieceSize + " bytes; choose a larger piece size");
         }
     }
 
     public int pieceCount() {
-        return (int) ((objectSize + pieceSize - 1) / pieceSize);
+        return (int) pieces(objectSize, pieceSize);
+    }
+
+    private static long pieces(long objectSize, int pieceSize) {
+        // Written without objectSize + pieceSize - 1, which overflows near Long.MAX_VALUE.
+        return objectSize / pieceSize + (objectSize % pieceSize == 0 ? 0 : 1);
     }
 
     public long offset(int piece) {

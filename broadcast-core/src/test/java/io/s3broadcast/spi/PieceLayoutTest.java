@@ -37,6 +37,8 @@ class PieceLayoutTest {
         assertThatThrownBy(() -> new PieceLayout(-1, 4)).hasMessageContaining("objectSize");
         assertThatThrownBy(() -> new PieceLayout(4, 0)).hasMessageContaining("pieceSize");
         assertThatThrownBy(() -> new PieceLayout(1L << 50, 1)).hasMessageContaining("larger piece size");
+        assertThatThrownBy(() -> new PieceLayout(Long.MAX_VALUE, 2)).hasMessageContaining("larger piece size");
+        assertThat(new PieceLayout(Long.MAX_VALUE, Integer.MAX_VALUE).pieceCount()).isEqualTo((int) (Long.MAX_VALUE / Integer.MAX_VALUE + 1));
         assertThatThrownBy(() -> new PieceLayout(10, 4).length(3)).isInstanceOf(IndexOutOfBoundsException.class);
     }
 
