@@ -1,0 +1,23 @@
+package io.s3broadcast.bench;
+
+import java.nio.file.Path;
+import java.util.Map;
+
+/**
+ * One way of getting an S3 object onto local disk, set up once and then timed over several trials. Clients are
+ * built in the constructor, so the time of a {@link #download} is the transfer alone.
+ */
+interface DownloadMethod extends AutoCloseable {
+
+    /** The name used in the table and the JSON line, e.g. {@code transferManager}. */
+    String name();
+
+    /** The settings that shape its speed (client, connections, part size...), reported as they are. */
+    Map<String, Object> settings();
+
+    /** Downloads {@code s3://bucket/key} to {@code destination} (which does not exist) and returns when it is there. */
+    void download(String bucket, String key, Path destination) throws Exception;
+
+    @Override
+    void close();
+}

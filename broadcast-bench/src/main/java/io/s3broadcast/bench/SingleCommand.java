@@ -1,0 +1,359 @@
+package io.s3broadcast.bench;
+
+import java.io.IOException;
+import java.io.PrintWriter;
+import java.net.URI;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.concurrent.Callable;
+import java.util.concurrent.CompletionException;
+import java.util.concurrent.ExecutionException;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.ParameterException;
+import picocli.CommandLine.Spec;
+import software.amazon.awssdk.regions.Region;
+
+/** {@code single}: one object, one endpoint; ours against the Transfer Manager and a plain GetObject. */
+@Command(name = "single",
+        mixinStandardHelpOptions = true,
+        sortOptions = false,
+        headerHeading = "%n",
+        header = "Time ours, the SDK's Transfer Manager (CRT) and a plain GetObject on one object.",
+        description = {
+            "%nStarts S3Proxy in this JVM (unless --endpoint/--bucket/--key name an existing object), uploads a"
+                    + " seeded random object of --size bytes, streamed, and downloads it --trials times with each"
+                    + " method, in an order that rotates every trial. Each download goes to a fresh file in a"
+                    + " temporary directory, is checked against the object's SHA-256 (untimed) and deleted.",
+            "%nPrints a table on stdout, then one JSON line summarising the run; logs go to stderr.",
+        },
+        footerHeading = "%nExamples:%n",
+        footer = {
+            "  java -jar broadcast-bench.jar single --size 1GiB --trials 3",
+            "  java -jar broadcast-bench.jar single --size 1GiB --connections 8 \\",
+            "      --range-size 16MiB --http-client crt",
+            "  java -jar broadcast-bench.jar single --endpoint http://127.0.0.1:9000 \\",
+            "      --bucket b --key big.bin",
+        })
+final class SingleCommand implements Callable<Integer> {
+
+    private static final Logger LOG = LoggerFactory.getLogger(SingleCommand.class);
+    private static final List<String> ALL_METHODS =
+            List.of(BroadcastMethod.NAME, TransferManagerMethod.NAME, GetObjectMethod.NAME);
+
+    @Spec
+    CommandSpec spec;
+
+    @Option(names = "--size", paramLabel = "SIZE", converter = ByteSize.Converter.class, defaultValue = "1GiB",
+            description = "Size of the object uploaded to the embedded server, e.g. 8MiB, 1GiB (default: ${DEFAULT-VALUE}).")
+    long size;
+
+    @Option(names = "--seed", defaultValue = "42", description = "Seed of the random object (default: ${DEFAULT-VALUE}).")
+    long seed;
+
+    @Option(names = "--trials", defaultValue = "3", description = "Timed downloads per method (default: ${DEFAULT-VALUE}).")
+    int trials;
+
+    @Option(names = "--warmup", defaultValue = "1",
+            description = "Untimed rounds of every method before the trials, so no trial pays for JIT compilation,"
+                    + " native library loading or first connections (default: ${DEFAULT-VALUE}).")
+    int warmup;
+
+    @Option(names = "--methods", split = ",", paramLabel = "NAME",
+            description = "Methods to run, comma-separated: ours, transferManager, getObject (default: all).")
+    List<String> methods;
+
+    @Option(names = "--connections", paramLabel = "N",
+            description = "Concurrent ranged GETs for ours; maxConcurrency for the Transfer Manager (default: each one's own).")
+    Integer connections;
+
+    @Option(names = "--range-size", paramLabel = "SIZE", converter = ByteSize.Converter.class,
+            description = "Bytes per ranged GET for ours; minimumPartSizeInBytes for the Transfer Manager"
+                    + " (default: ours 8MiB, the Transfer Manager 8MiB).")
+    Long rangeSize;
+
+    @Option(names = "--piece-size", paramLabel = "SIZE", converter = ByteSize.Converter.class,
+            description = "Bytes per piece for ours (default: 1MiB).")
+    Long pieceSize;
+
+    @Option(names = "--http-client", paramLabel = "netty|crt",
+            description = "SDK HTTP client under ours (default: netty). The Transfer Manager always uses the CRT S3 client.")
+    String httpClient;
+
+    @Option(names = "--tm-target-gbps", paramLabel = "GBPS",
+            description = "targetThroughputInGbps of the Transfer Manager's CRT client (default: "
+                    + TransferManagerMethod.DEFAULT_TARGET_GBPS + ", the SDK's).")
+    Double targetGbps;
+
+    @Option(names = "--endpoint", paramLabel = "URL",
+            description = "An existing S3 endpoint instead of the embedded server; needs --bucket and --key.")
+    URI endpoint;
+
+    @Option(names = "--bucket", description = "Bucket of an existing object (with --key); the embedded server is not started.")
+    String bucket;
+
+    @Option(names = "--key", description = "Key of an existing object (with --bucket).")
+    String key;
+
+    @Option(names = "--region", defaultValue = "us-east-1",
+            description = "Signing region for an external endpoint (default: ${DEFAULT-VALUE}).")
+    String region;
+
+    @Option(names = "--path-style", arity = "1", paramLabel = "true|false",
+            description = "Path-style addressing for an external endpoint (default: true when --endpoint is set).")
+    Boolean pathStyle;
+
+    @Option(names = "--work-dir", paramLabel = "DIR",
+            description = "Where downloads are written (a new temporary directory inside it; default: java.io.tmpdir).")
+    Path workDir;
+
+    @Override
+    public Integer call() throws Exception {
+        validate();
+        List<String> selected = methods == null || methods.isEmpty() ? ALL_METHODS : methods;
+        Tuning tuning = new Tuning(connections, rangeSize, pieceSize, httpClient, targetGbps);
+        Path dir = workDir != null ? Files.createTempDirectory(Files.createDirectories(workDir), "s3broadcast-bench-")
+                : Files.createTempDirectory("s3broadcast-bench-");
+        try (Testbed testbed = external()
+                ? Testbed.external(Endpoint.external(endpoint, Region.of(region), pathStyle), bucket, key, dir)
+                : Testbed.embedded(size, seed)) {
+            SingleReport report = run(testbed, selected, tuning, dir);
+            PrintWriter out = spec.commandLine().getOut();
+            printTable(out, report);
+            out.println(Json.line(report));
+            out.flush();
+            boolean ok = report.methods().values().stream().allMatch(SingleReport.MethodReport::sha256Match);
+            return ok ? 0 : 1;
+        } finally {
+            deleteTree(dir);
+        }
+    }
+
+    private boolean external() {
+        return bucket != null || key != null || endpoint != null;
+    }
+
+    private void validate() {
+        if (trials < 1) {
+            throw new ParameterException(spec.commandLine(), "--trials must be at least 1");
+        }
+        if (warmup < 0) {
+            throw new ParameterException(spec.commandLine(), "--warmup must be 0 or more");
+        }
+        if (size < 0) {
+            throw new ParameterException(spec.commandLine(), "--size must not be negative");
+        }
+        if (external() && (bucket == null || key == null)) {
+            throw new ParameterException(spec.commandLine(),
+                    "an external object needs both --bucket and --key (and --endpoint unless it is on AWS)");
+        }
+        if (connections != null && connections < 1) {
+            throw new ParameterException(spec.commandLine(), "--connections must be at least 1");
+        }
+        if (httpClient != null && !List.of("netty", "crt").contains(httpClient.toLowerCase(Locale.ROOT))) {
+            throw new ParameterException(spec.commandLine(), "--http-client must be netty or crt, was " + httpClient);
+        }
+        if (methods != null) {
+            for (String m : methods) {
+                if (!ALL_METHODS.contains(m)) {
+                    throw new ParameterException(spec.commandLine(),
+                            "unknown method '" + m + "' in --methods: use " + String.join(", ", ALL_METHODS));
+                }
+            }
+        }
+    }
+
+    private SingleReport run(Testbed testbed, List<String> selected, Tuning tuning, Path dir) throws IOException {
+        Map<String, Results> results = new LinkedHashMap<>();
+        List<DownloadMethod> ready = new ArrayList<>();
+        try {
+            for (String name : selected) {
+                Results r = new Results(trials);
+                results.put(name, r);
+                try {
+                    DownloadMethod m = create(name, testbed.endpoint(), tuning, dir);
+                    r.settings.putAll(m.settings());
+                    ready.add(m);
+                } catch (RuntimeException e) {
+                    LOG.error("{} cannot be set up: {}", name, describe(e));
+                    r.errors.add("setup: " + describe(e));
+                }
+            }
+            for (int w = 0; w < warmup; w++) {
+                for (DownloadMethod m : rotate(ready, w)) {
+                    LOG.info("warm-up {} of {}: {}", w + 1, warmup, m.name());
+                    timeOne(m, testbed, dir.resolve("warmup-" + m.name() + ".bin"), null, -1);
+                }
+            }
+            List<List<String>> order = new ArrayList<>();
+            for (int t = 0; t < trials; t++) {
+                List<DownloadMethod> round = rotate(ready, t);
+                order.add(round.stream().map(DownloadMethod::name).toList());
+                for (DownloadMethod m : round) {
+                    timeOne(m, testbed, dir.resolve(m.name() + "-trial" + (t + 1) + ".bin"), results.get(m.name()), t);
+                }
+            }
+            Map<String, SingleReport.MethodReport> reports = new LinkedHashMap<>();
+            results.forEach((name, r) -> reports.put(name, r.report()));
+            SingleReport.MethodReport ours = reports.get(BroadcastMethod.NAME);
+            SingleReport.MethodReport tm = reports.get(TransferManagerMethod.NAME);
+            Double ratio = ours != null && tm != null && ours.median() != null && tm.median() != null && tm.median() > 0
+                    ? round(ours.median() / tm.median(), 3) : null;
+            Endpoint e = testbed.endpoint();
+            return new SingleReport("single", testbed.size(), e.kind(), e.server(), e.describe(), testbed.bucket(),
+                    testbed.key(), trials, warmup, testbed.sha256(), testbed.sha256Source(), order, reports, ratio,
+                    Machine.current());
+        } finally {
+            for (DownloadMethod m : ready) {
+                try {
+                    m.close();
+                } catch (RuntimeException e) {
+                    LOG.warn("closing {}: {}", m.name(), e.toString());
+                }
+            }
+        }
+    }
+
+    /** Times one download, checks it, deletes it; {@code into} null means a warm-up, not recorded. */
+    private void timeOne(DownloadMethod method, Testbed testbed, Path file, Results into, int trial) throws IOException {
+        Files.deleteIfExists(file);
+        try {
+            long started = System.nanoTime();
+            method.download(testbed.bucket(), testbed.key(), file);
+            double seconds = (System.nanoTime() - started) / 1e9;
+            String sha = Sha256.of(file);
+            boolean match = sha.equals(testbed.sha256());
+            double rate = testbed.size() / 1e6 / seconds;
+            LOG.info("{} trial {}: {} s, {} MB/s, sha256 {}", method.name(), trial + 1,
+                    String.format(Locale.ROOT, "%.3f", seconds), String.format(Locale.ROOT, "%.1f", rate),
+                    match ? "ok" : "MISMATCH " + sha);
+            if (into != null) {
+                into.record(trial, seconds, rate, match, match ? null : "sha256 " + sha + " != " + testbed.sha256());
+            }
+        } catch (Exception e) {
+            LOG.error("{} trial {} failed: {}", method.name(), trial + 1, describe(e), e);
+            if (into != null) {
+                into.record(trial, null, null, false, describe(e));
+            }
+        } finally {
+            Files.deleteIfExists(file);
+        }
+    }
+
+    private static DownloadMethod create(String name, Endpoint endpoint, Tuning tuning, Path dir) {
+        return switch (name) {
+            case BroadcastMethod.NAME -> new BroadcastMethod(endpoint, tuning, dir);
+            case TransferManagerMethod.NAME -> new TransferManagerMethod(endpoint, tuning);
+            case GetObjectMethod.NAME -> new GetObjectMethod(endpoint);
+            default -> throw new IllegalArgumentException("unknown method " + name);
+        };
+    }
+
+    /** The methods starting at position {@code by}, wrapping: each method leads one trial in turn. */
+    static <T> List<T> rotate(List<T> list, int by) {
+        if (list.isEmpty()) {
+            return list;
+        }
+        List<T> out = new ArrayList<>(list.size());
+        for (int i = 0; i < list.size(); i++) {
+            out.add(list.get((i + by) % list.size()));
+        }
+        return out;
+    }
+
+    private static void printTable(PrintWriter out, SingleReport report) {
+        out.printf(Locale.ROOT, "%nsingle: %s of seeded data (sha256 from %s) on %s %s, %d trial(s)%n",
+                ByteSize.format(report.size()), report.sha256Source(), report.server(), report.endpoint(),
+                report.trials());
+        out.printf(Locale.ROOT, "%-16s %5s %9s %9s  %s%n", "method", "trial", "seconds", "MB/s", "sha256 ok");
+        report.methods().forEach((name, r) -> {
+            for (int t = 0; t < report.trials(); t++) {
+                Double s = r.seconds().get(t);
+                Double rate = r.rates().get(t);
+                out.printf(Locale.ROOT, "%-16s %5d %9s %9s  %s%n", name, t + 1,
+                        s == null ? "-" : String.format(Locale.ROOT, "%.3f", s),
+                        rate == null ? "-" : String.format(Locale.ROOT, "%.1f", rate),
+                        s == null ? "failed" : Boolean.TRUE.equals(r.sha256Matches().get(t)) ? "yes" : "NO");
+            }
+        });
+        out.printf(Locale.ROOT, "%n%-16s %11s  %s%n", "method", "median MB/s", "sha256 ok (all trials)");
+        report.methods().forEach((name, r) -> out.printf(Locale.ROOT, "%-16s %11s  %s%n", name,
+                r.median() == null ? "-" : String.format(Locale.ROOT, "%.1f", r.median()), r.sha256Match() ? "yes" : "NO"));
+        if (report.ratio() != null) {
+            out.printf(Locale.ROOT, "%nours / transferManager = %.3f%n", report.ratio());
+        }
+        report.methods().forEach((name, r) -> r.errors().forEach(e -> out.printf("%s: %s%n", name, e)));
+    }
+
+    static String describe(Throwable e) {
+        Throwable t = e;
+        while ((t instanceof CompletionException || t instanceof ExecutionException) && t.getCause() != null) {
+            t = t.getCause();
+        }
+        String message = t.getMessage();
+        return t.getClass().getSimpleName() + (message == null ? "" : ": " + message.lines().findFirst().orElse(""));
+    }
+
+    static double round(double value, int places) {
+        double scale = Math.pow(10, places);
+        return Math.round(value * scale) / scale;
+    }
+
+    private static void deleteTree(Path dir) {
+        try (var files = Files.walk(dir)) {
+            files.sorted(java.util.Comparator.reverseOrder()).forEach(p -> {
+                try {
+                    Files.deleteIfExists(p);
+                } catch (IOException e) {
+                    LOG.warn("cannot delete {}: {}", p, e.toString());
+                }
+            });
+        } catch (IOException e) {
+            LOG.warn("cannot delete {}: {}", dir, e.toString());
+        }
+    }
+
+    /** What one method did over the trials. */
+    private static final class Results {
+        final Map<String, Object> settings = new LinkedHashMap<>();
+        final Double[] seconds;
+        final Double[] rates;
+        final Boolean[] matches;
+        final List<String> errors = new ArrayList<>();
+        boolean allMatch = true;
+
+        Results(int trials) {
+            seconds = new Double[trials];
+            rates = new Double[trials];
+            matches = new Boolean[trials];
+        }
+
+        void record(int trial, Double s, Double rate, boolean match, String error) {
+            seconds[trial] = s == null ? null : round(s, 3);
+            rates[trial] = rate == null ? null : round(rate, 2);
+            matches[trial] = s == null ? null : match;
+            allMatch &= match;
+            if (error != null) {
+                errors.add("trial " + (trial + 1) + ": " + error);
+            }
+        }
+
+        SingleReport.MethodReport report() {
+            double[] ok = Arrays.stream(rates).filter(r -> r != null).mapToDouble(Double::doubleValue).sorted().toArray();
+            Double median = ok.length == 0 ? null
+                    : round(ok.length % 2 == 1 ? ok[ok.length / 2] : (ok[ok.length / 2 - 1] + ok[ok.length / 2]) / 2, 2);
+            boolean match = allMatch && errors.isEmpty() && ok.length == seconds.length;
+            return new SingleReport.MethodReport(settings, Arrays.asList(seconds), Arrays.asList(rates), median,
+                    Arrays.asList(matches), match, errors);
+        }
+    }
+}

@@ -1,0 +1,66 @@
+package io.s3broadcast.bench;
+
+import com.fasterxml.jackson.annotation.JsonPropertyOrder;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * The JSON line of {@code single}; every field is described in {@code docs/bench.md}.
+ *
+ * @param command always {@code single}
+ * @param size object size in bytes
+ * @param endpointKind {@code embedded} or {@code external}
+ * @param server server name, e.g. {@code s3proxy}
+ * @param endpoint the endpoint URL
+ * @param bucket the object's bucket
+ * @param key the object's key
+ * @param trials timed trials per method
+ * @param warmup untimed rounds run before the trials
+ * @param sha256 the object's SHA-256, hex
+ * @param sha256Source {@code seeded} (computed from the generator) or {@code firstPlainDownload}
+ * @param order per trial, the order in which the methods ran
+ * @param methods per method name, its settings and results
+ * @param ratio median MB/s of ours divided by the Transfer Manager's, or null when either did not run
+ * @param machine what it ran on
+ */
+@JsonPropertyOrder({"command", "size", "endpointKind", "server", "endpoint", "bucket", "key", "trials", "warmup",
+        "sha256", "sha256Source", "order", "methods", "ratio", "machine"})
+record SingleReport(
+        String command,
+        long size,
+        String endpointKind,
+        String server,
+        String endpoint,
+        String bucket,
+        String key,
+        int trials,
+        int warmup,
+        String sha256,
+        String sha256Source,
+        List<List<String>> order,
+        Map<String, MethodReport> methods,
+        Double ratio,
+        Machine machine) {
+
+    /**
+     * One method's results.
+     *
+     * @param settings the settings it ran with
+     * @param seconds wall time of each trial, in order; null for a failed trial
+     * @param rates MB/s (10^6 bytes per second) of each trial; null for a failed trial
+     * @param median median of the successful trials' rates, or null when none succeeded
+     * @param sha256Matches per trial, whether the file had the object's SHA-256; null for a failed trial
+     * @param sha256Match true when every trial succeeded and produced a file with the object's SHA-256
+     * @param errors what went wrong, one entry per failed trial
+     */
+    @JsonPropertyOrder({"settings", "seconds", "rates", "median", "sha256Matches", "sha256Match", "errors"})
+    record MethodReport(
+            Map<String, Object> settings,
+            List<Double> seconds,
+            List<Double> rates,
+            Double median,
+            List<Boolean> sha256Matches,
+            boolean sha256Match,
+            List<String> errors) {
+    }
+}
