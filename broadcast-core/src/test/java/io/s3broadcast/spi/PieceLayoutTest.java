@@ -38,7 +38,7 @@ class PieceLayoutTest {
         assertThatThrownBy(() -> new PieceLayout(4, 0)).hasMessageContaining("pieceSize");
         assertThatThrownBy(() -> new PieceLayout(1L << 50, 1)).hasMessageContaining("larger piece size");
         assertThatThrownBy(() -> new PieceLayout(Long.MAX_VALUE, 2)).hasMessageContaining("larger piece size");
-        assertThat(new PieceLayout(Long.MAX_VALUE, Integer.MAX_VALUE).pieceCount()).isEqualTo((int) (Long.MAX_VALUE / Integer.MAX_VALUE + 1));
+        assertThat(new PieceLayout((1L << 40) + 1, 1 << 20).pieceCount()).isEqualTo((1 << 20) + 1);
         assertThatThrownBy(() -> new PieceLayout(10, 4).length(3)).isInstanceOf(IndexOutOfBoundsException.class);
     }
 
