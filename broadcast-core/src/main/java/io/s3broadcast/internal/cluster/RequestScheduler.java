@@ -1,0 +1,321 @@
+package io.s3broadcast.internal.cluster;
+
+import io.s3broadcast.spi.Bitfield;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.BitSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.TreeMap;
+
+/**
+ * Decides which pieces this node requests from which peer in phase 2, bt-style: it keeps the pieces this
+ * node holds, what each peer holds ({@link Availability}), and every request outstanding, and answers
+ * "what should I request from this peer now?" and "a piece arrived: which requests do I cancel?". It sends
+ * nothing itself. Thread-safe (methods are synchronized), with no threads or timers of its own.
+ *
+ * <p>Rules:
+ * <ul>
+ * <li><b>Candidates.</b> A piece may be requested from a peer when the peer holds it, this node does
+ *     not, it is not requested from any peer, and this node's own S3 fetch will not deliver it
+ *     ({@link SourcePieces#isPending}: queued or in flight in the {@link WorkList}). That last rule is the
+ *     overlap rule: a piece in flight from S3 is not also fetched from a peer, and neither is one the S3
+ *     fetch is yet to take. The {@link PieceSelector} orders candidates (rarest first).
+ * <li><b>Pipelining.</b> At most {@code maxRequestsPerPeer} requests are outstanding to one peer;
+ *     {@link #nextRequests} returns only what fits in that budget. A request stays outstanding until the
+ *     piece is stored, the peer rejects it or sends bad data ({@link #requestFailed}), the peer leaves,
+ *     or it is cancelled.
+ * <li><b>Endgame.</b> Endgame holds when at least one piece is missing and every missing piece is in
+ *     flight: requested from some peer or taken by the S3 fetch ({@link SourcePieces#isInFlight}). Then,
+ *     once a peer's budget has room after ordinary candidates, duplicate requests are allowed: any missing
+ *     piece the peer holds and was not yet asked for, fewest outstanding requests first, then in selector
+ *     order. When a piece is stored, {@link #pieceStored} returns every other request for it, to cancel.
+ * </ul>
+ *
+ * <p>The caller asks {@link #nextRequests} only for peers that unchoke this node, and feeds every
+ * bitfield, have, departure, stored piece (from peers and from S3) and failed request.
+ */
+public final class RequestScheduler {
+
+    /** A request for {@code piece} outstanding to {@code peer}. */
+    public record PeerRequest(String peer, int piece) {
+    }
+
+    private final int pieceCount;
+    private final BitSet have;
+    private final Availability availability;
+    private final PieceSelector selector;
+    private final SourcePieces source;
+    private final int maxRequestsPerPeer;
+    /** Pieces requested from each peer; a TreeMap so cancel lists come out in peer order. */
+    private final Map<String, BitSet> requested = new TreeMap<>();
+    /** How many peers each piece is requested from. */
+    private final int[] requestCount;
+    /** Pieces requested from at least one peer. */
+    private final BitSet requestedAny;
+
+    private RequestScheduler(Builder b) {
+        this.pieceCount = b.pieceCount;
+        this.have = new BitSet(pieceCount);
+        if (b.have != null) {
+            if (b.have.size() != pieceCount) {
+                throw new IllegalArgumentException("bitfield of " + b.have.size() + " pieces, object has " + pieceCount);
+            }
+            for (int p = b.have.nextSet(0); p >= 0; p = b.have.nextSet(p + 1)) {
+                have.set(p);
+            }
+        }
+        this.availability = new Availability(pieceCount);
+        this.selector = b.selector;
+        this.source = b.source;
+        this.maxRequestsPerPeer = b.maxRequestsPerPeer;
+        this.requestCount = new int[pieceCount];
+        this.requestedAny = new BitSet(pieceCount);
+    }
+
+    /** A scheduler for an object of {@code pieceCount} pieces. */
+    public static Builder builder(int pieceCount) {
+        return new Builder(pieceCount);
+    }
+
+    /** {@code peer} sent its bitfield (a peer that sends {@code Done} holds {@code Bitfield.full}). */
+    public synchronized void peerBitfield(String peer, Bitfield bitfield) {
+        availability.bitfield(peer, bitfield);
+    }
+
+    /** {@code peer} announced that it now holds {@code piece}. */
+    public synchronized void peerHave(String peer, int piece) {
+        availability.have(peer, piece);
+    }
+
+    /** {@code peer} left: its pieces no longer count and its outstanding requests are dropped. */
+    public synchronized void peerLeft(String peer) {
+        availability.leave(peer);
+        BitSet mine = requested.remove(peer);
+        if (mine != null) {
+            for (int p = mine.nextSetBit(0); p >= 0; p = mine.nextSetBit(p + 1)) {
+                unrequest(p);
+            }
+        }
+    }
+
+    /** Whether {@code peer} holds a piece this node lacks (this node should be interested in it). */
+    public synchronized boolean isInteresting(String peer) {
+        BitSet b = (BitSet) availability.pieces(peer).clone();
+        b.andNot(have);
+        return !b.isEmpty();
+    }
+
+    /**
+     * The pieces to request from {@code peer} now, best first, within its request budget; they are
+     * recorded as outstanding. Empty when the budget is full or the peer has nothing this node may ask
+     * for (see the class comment for candidates and endgame).
+     */
+    public synchronized int[] nextRequests(String peer) {
+        Objects.requireNonNull(peer, "peer");
+        BitSet peerPieces = availability.pieces(peer);
+        if (peerPieces.isEmpty()) {
+            return new int[0];
+        }
+        BitSet mine = requested.computeIfAbsent(peer, k -> new BitSet(pieceCount));
+        int budget = maxRequestsPerPeer - mine.cardinality();
+        if (budget <= 0) {
+            return new int[0];
+        }
+        BitSet candidates = (BitSet) peerPieces.clone();
+        candidates.andNot(have);
+        candidates.andNot(requestedAny);
+        for (int p = candidates.nextSetBit(0); p >= 0; p = candidates.nextSetBit(p + 1)) {
+            if (source.isPending(p)) {
+                candidates.clear(p);
+            }
+        }
+        int[] picked = selector.select(candidates, availability::count, budget);
+        for (int p : picked) {
+            request(mine, p);
+        }
+        if (picked.length == budget || !isEndgame()) {
+            return picked;
+        }
+        BitSet duplicates = (BitSet) peerPieces.clone();
+        duplicates.andNot(have);
+        duplicates.andNot(mine);
+        int[] order = selector.select(duplicates, availability::count, duplicates.cardinality());
+        // Fewest outstanding requests first; the index keeps the selector's order within equal counts.
+        long[] keys = new long[order.length];
+        for (int i = 0; i < order.length; i++) {
+            keys[i] = ((long) requestCount[order[i]] << 32) | i;
+        }
+        Arrays.sort(keys);
+        int extra = Math.min(budget - picked.length, keys.length);
+        int[] out = Arrays.copyOf(picked, picked.length + extra);
+        for (int i = 0; i < extra; i++) {
+            int p = order[(int) keys[i]];
+            request(mine, p);
+            out[picked.length + i] = p;
+        }
+        return out;
+    }
+
+    /**
+     * {@code piece} is stored and verified, delivered by peer {@code from} ({@code null} when it came from
+     * S3 or elsewhere). Returns the requests for it still outstanding to other peers, in peer order: send
+     * each a cancel. They are no longer counted as outstanding.
+     */
+    public synchronized List<PeerRequest> pieceStored(int piece, String from) {
+        checkPiece(piece);
+        have.set(piece);
+        if (!requestedAny.get(piece)) {
+            return List.of();
+        }
+        List<PeerRequest> cancels = new ArrayList<>();
+        for (Map.Entry<String, BitSet> e : requested.entrySet()) {
+            if (e.getValue().get(piece)) {
+                e.getValue().clear(piece);
+                if (!e.getKey().equals(from)) {
+                    cancels.add(new PeerRequest(e.getKey(), piece));
+                }
+            }
+        }
+        requestCount[piece] = 0;
+        requestedAny.clear(piece);
+        return cancels;
+    }
+
+    /** {@code piece} is stored, from S3 or elsewhere: as {@code pieceStored(piece, null)}. */
+    public List<PeerRequest> pieceStored(int piece) {
+        return pieceStored(piece, null);
+    }
+
+    /**
+     * {@code peer} will not deliver {@code piece} (it rejected the request, sent bad data, or timed out):
+     * the request is dropped and the piece may be requested again. Returns false when no such request was
+     * outstanding.
+     */
+    public synchronized boolean requestFailed(String peer, int piece) {
+        checkPiece(piece);
+        BitSet mine = requested.get(peer);
+        if (mine == null || !mine.get(piece)) {
+            return false;
+        }
+        mine.clear(piece);
+        unrequest(piece);
+        return true;
+    }
+
+    /** At least one piece is missing and every missing piece is in flight, from a peer or from S3. */
+    public synchronized boolean isEndgame() {
+        int p = have.nextClearBit(0);
+        if (p >= pieceCount) {
+            return false;
+        }
+        for (; p < pieceCount; p = have.nextClearBit(p + 1)) {
+            if (requestCount[p] == 0 && !source.isInFlight(p)) {
+                return false;
+            }
+        }
+        return true;
+    }
+
+    /** Requests outstanding to {@code peer}. */
+    public synchronized int outstanding(String peer) {
+        BitSet mine = requested.get(peer);
+        return mine == null ? 0 : mine.cardinality();
+    }
+
+    /** The requests outstanding to {@code peer}, in piece order. */
+    public synchronized int[] outstandingPieces(String peer) {
+        BitSet mine = requested.get(peer);
+        return mine == null ? new int[0] : mine.stream().toArray();
+    }
+
+    public synchronized boolean hasPiece(int piece) {
+        checkPiece(piece);
+        return have.get(piece);
+    }
+
+    /** Pieces this node still lacks. */
+    public synchronized int missing() {
+        return pieceCount - have.cardinality();
+    }
+
+    public synchronized boolean isComplete() {
+        return have.cardinality() == pieceCount;
+    }
+
+    /** How many connected peers hold {@code piece}. */
+    public synchronized int availability(int piece) {
+        checkPiece(piece);
+        return availability.count(piece);
+    }
+
+    private void request(BitSet mine, int piece) {
+        mine.set(piece);
+        requestCount[piece]++;
+        requestedAny.set(piece);
+    }
+
+    private void unrequest(int piece) {
+        if (--requestCount[piece] == 0) {
+            requestedAny.clear(piece);
+        }
+    }
+
+    private void checkPiece(int piece) {
+        if (piece < 0 || piece >= pieceCount) {
+            throw new IndexOutOfBoundsException("piece " + piece + " outside [0, " + pieceCount + ")");
+        }
+    }
+
+    /** Builds a {@link RequestScheduler}. */
+    public static final class Builder {
+
+        /** Default requests outstanding per peer. */
+        public static final int DEFAULT_MAX_REQUESTS_PER_PEER = 8;
+
+        private final int pieceCount;
+        private Bitfield have;
+        private PieceSelector selector = PieceSelector.rarest();
+        private SourcePieces source = SourcePieces.NONE;
+        private int maxRequestsPerPeer = DEFAULT_MAX_REQUESTS_PER_PEER;
+
+        private Builder(int pieceCount) {
+            if (pieceCount < 0) {
+                throw new IllegalArgumentException("pieceCount must be >= 0, was " + pieceCount);
+            }
+            this.pieceCount = pieceCount;
+        }
+
+        /** Pieces this node already holds. Default none. */
+        public Builder have(Bitfield have) {
+            this.have = have.copy();
+            return this;
+        }
+
+        /** Default {@link PieceSelector#rarest()}. */
+        public Builder selector(PieceSelector selector) {
+            this.selector = Objects.requireNonNull(selector, "selector");
+            return this;
+        }
+
+        /** This node's S3 fetch (its {@link WorkList}), for the overlap rule. Default {@link SourcePieces#NONE}. */
+        public Builder source(SourcePieces source) {
+            this.source = Objects.requireNonNull(source, "source");
+            return this;
+        }
+
+        /** Requests outstanding to one peer at most. Default {@value #DEFAULT_MAX_REQUESTS_PER_PEER}. */
+        public Builder maxRequestsPerPeer(int maxRequestsPerPeer) {
+            if (maxRequestsPerPeer <= 0) {
+                throw new IllegalArgumentException("maxRequestsPerPeer must be > 0, was " + maxRequestsPerPeer);
+            }
+            this.maxRequestsPerPeer = maxRequestsPerPeer;
+            return this;
+        }
+
+        public RequestScheduler build() {
+            return new RequestScheduler(this);
+        }
+    }
+}
