@@ -1,0 +1,242 @@
+package io.s3broadcast.internal.cluster;
+
+import com.google.common.base.Ticker;
+import java.time.Duration;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.Random;
+
+/**
+ * The choking algorithm of phase 2 for one node: the peer exchange feeds it connections, interest and
+ * byte counts, calls {@link #tick()} from a timer, and sends the {@link Decisions} it returns as
+ * {@code Choke}/{@code Unchoke} messages. Thread-safe (methods are synchronized), with no threads or
+ * timers of its own: time comes from the injected {@link Ticker}.
+ *
+ * <p>Every {@code interval} it unchokes the {@code slots} interested peers that gave this node the highest
+ * download rate over the last {@code rateWindow} (once this node is {@linkplain #seeding seeding}: the peers
+ * it uploaded to fastest), plus one optimistic unchoke among the other interested peers, drawn again every
+ * {@code optimisticEvery} intervals; it never unchokes an uninterested peer, and never flips one
+ * connection twice within {@code minFlipInterval}. The full rule is on {@code Choker}. Deterministic for
+ * a seeded {@link Random} and a fake ticker.
+ */
+public final class ChokeScheduler {
+
+    /**
+     * What to send now: {@code Unchoke} to each of {@code unchoke}, {@code Choke} to each of
+     * {@code choke}, both in peer order.
+     */
+    public record Decisions(List<String> unchoke, List<String> choke) {
+
+        public static final Decisions NONE = new Decisions(List.of(), List.of());
+
+        public Decisions {
+            unchoke = List.copyOf(unchoke);
+            choke = List.copyOf(choke);
+        }
+
+        public boolean isEmpty() {
+            return unchoke.isEmpty() && choke.isEmpty();
+        }
+    }
+
+    private static final class Peer {
+        final RateMeter down;
+        final RateMeter up;
+        boolean interested;
+
+        Peer(Ticker ticker, Duration window) {
+            this.down = new RateMeter(ticker, window);
+            this.up = new RateMeter(ticker, window);
+        }
+    }
+
+    private final Ticker ticker;
+    private final Duration interval;
+    private final Duration rateWindow;
+    private final Choker choker;
+    private final Map<String, Peer> peers = new HashMap<>();
+    private boolean seeding;
+    private boolean decided;
+    private long lastDecision;
+
+    private ChokeScheduler(Builder b) {
+        this.ticker = b.ticker;
+        this.interval = b.interval;
+        this.rateWindow = b.rateWindow;
+        this.choker = new Choker(b.slots, b.interval.toNanos() * b.optimisticEvery, b.minFlipInterval.toNanos(), b.random);
+    }
+
+    public static Builder builder() {
+        return new Builder();
+    }
+
+    /** How often {@link #tick()} is to be called. */
+    public Duration interval() {
+        return interval;
+    }
+
+    /** A connection to {@code peer} is up; it starts choked and not interested. */
+    public synchronized void peerConnected(String peer) {
+        Objects.requireNonNull(peer, "peer");
+        peers.putIfAbsent(peer, new Peer(ticker, rateWindow));
+    }
+
+    /** The connection to {@code peer} is gone; events for it are ignored until it connects again. */
+    public synchronized void peerLeft(String peer) {
+        peers.remove(peer);
+    }
+
+    /** {@code peer} said it is (or is not) interested in this node's pieces. */
+    public synchronized void interested(String peer, boolean interested) {
+        Peer p = peers.get(peer);
+        if (p != null) {
+            p.interested = interested;
+        }
+    }
+
+    /** {@code bytes} of piece data arrived from {@code peer}. */
+    public synchronized void downloaded(String peer, long bytes) {
+        Peer p = peers.get(peer);
+        if (p != null) {
+            p.down.record(bytes);
+        }
+    }
+
+    /** {@code bytes} of piece data were sent to {@code peer}. */
+    public synchronized void uploaded(String peer, long bytes) {
+        Peer p = peers.get(peer);
+        if (p != null) {
+            p.up.record(bytes);
+        }
+    }
+
+    /** This node holds every piece: rank peers by upload rate instead of download rate. */
+    public synchronized void seeding(boolean seeding) {
+        this.seeding = seeding;
+    }
+
+    /**
+     * Decides when an interval has passed since the last decision (or none was made yet), else returns
+     * {@link Decisions#NONE}, so a timer that fires early or twice changes nothing.
+     */
+    public synchronized Decisions tick() {
+        long now = ticker.read();
+        if (decided && now - lastDecision < interval.toNanos()) {
+            return Decisions.NONE;
+        }
+        return decide(now);
+    }
+
+    /** Decides now, whatever the time since the last decision (the minimum flip interval still holds). */
+    public synchronized Decisions rechoke() {
+        return decide(ticker.read());
+    }
+
+    /** Whether this node chokes {@code peer} (unknown peers are choked). */
+    public synchronized boolean isChoking(String peer) {
+        return choker.isChoking(peer);
+    }
+
+    /** The peer holding the optimistic unchoke, or null. */
+    public synchronized String optimisticUnchoke() {
+        return choker.optimistic();
+    }
+
+    /** The rate {@code peer} is ranked by now, bytes per second (download, or upload when seeding). */
+    public synchronized double rate(String peer) {
+        Peer p = peers.get(peer);
+        return p == null ? 0 : (seeding ? p.up : p.down).bytesPerSecond();
+    }
+
+    private Decisions decide(long now) {
+        decided = true;
+        lastDecision = now;
+        Map<String, Choker.Candidate> view = new HashMap<>();
+        for (Map.Entry<String, Peer> e : peers.entrySet()) {
+            Peer p = e.getValue();
+            view.put(e.getKey(), new Choker.Candidate(p.interested, (seeding ? p.up : p.down).bytesPerSecond()));
+        }
+        return choker.decide(now, view);
+    }
+
+    /** Builds a {@link ChokeScheduler}; defaults are BitTorrent's. */
+    public static final class Builder {
+
+        private Ticker ticker = Ticker.systemTicker();
+        private Random random = new Random();
+        private int slots = 4;
+        private Duration interval = Duration.ofSeconds(10);
+        private int optimisticEvery = 3;
+        private Duration minFlipInterval = Duration.ofSeconds(10);
+        private Duration rateWindow = Duration.ofSeconds(20);
+
+        private Builder() {
+        }
+
+        /** The clock. Default the system ticker. */
+        public Builder ticker(Ticker ticker) {
+            this.ticker = Objects.requireNonNull(ticker, "ticker");
+            return this;
+        }
+
+        /** Draws optimistic unchokes; seed it for reproducible decisions. Default unseeded. */
+        public Builder random(Random random) {
+            this.random = Objects.requireNonNull(random, "random");
+            return this;
+        }
+
+        /** Regular unchoke slots, k. Default 4. */
+        public Builder slots(int slots) {
+            if (slots < 0) {
+                throw new IllegalArgumentException("slots must be >= 0, was " + slots);
+            }
+            this.slots = slots;
+            return this;
+        }
+
+        /** Time between decisions. Default 10 s. */
+        public Builder interval(Duration interval) {
+            this.interval = positive(interval, "interval");
+            return this;
+        }
+
+        /** Decisions between draws of the optimistic unchoke. Default 3. */
+        public Builder optimisticEvery(int intervals) {
+            if (intervals <= 0) {
+                throw new IllegalArgumentException("optimisticEvery must be > 0, was " + intervals);
+            }
+            this.optimisticEvery = intervals;
+            return this;
+        }
+
+        /** Least time between two flips (choke/unchoke) of one connection. Default 10 s. */
+        public Builder minFlipInterval(Duration minFlipInterval) {
+            Objects.requireNonNull(minFlipInterval, "minFlipInterval");
+            if (minFlipInterval.isNegative()) {
+                throw new IllegalArgumentException("minFlipInterval must be >= 0, was " + minFlipInterval);
+            }
+            this.minFlipInterval = minFlipInterval;
+            return this;
+        }
+
+        /** Window of the rate meters. Default 20 s. */
+        public Builder rateWindow(Duration rateWindow) {
+            this.rateWindow = positive(rateWindow, "rateWindow");
+            return this;
+        }
+
+        public ChokeScheduler build() {
+            return new ChokeScheduler(this);
+        }
+
+        private static Duration positive(Duration d, String name) {
+            Objects.requireNonNull(d, name);
+            if (d.isZero() || d.isNegative()) {
+                throw new IllegalArgumentException(name + " must be > 0, was " + d);
+            }
+            return d;
+        }
+    }
+}
