@@ -57,6 +57,12 @@ final class BroadcastMethod implements DownloadMethod {
         last = broadcast.fetch(FetchRequest.builder().bucket(bucket).key(key).destination(destination).build()).join();
     }
 
+    /** {@code Broadcast.fetch} fsyncs the file and its directory before it renames the file into place. */
+    @Override
+    public boolean syncsToDisk() {
+        return true;
+    }
+
     /** The result of the latest download, or null. */
     CompletedFetch last() {
         return last;

@@ -68,6 +68,7 @@ final class DemoCommand implements Callable<Integer> {
 
     @Override
     public Integer call() throws Exception {
+        double loadBefore = Machine.loadAverage();
         if (size < 0) {
             throw new ParameterException(spec.commandLine(), "--size must not be negative");
         }
@@ -95,7 +96,7 @@ final class DemoCommand implements Callable<Integer> {
                     done.strategy().name(), file.toAbsolutePath().toString(), keepFile, Files.size(file),
                     SingleCommand.round(seconds, 3), SingleCommand.round(done.megabytesPerSecond(), 2),
                     done.bytesFromS3(), done.bytesFromPeers(), done.checksumVerified(), testbed.sha256(), match,
-                    Machine.current());
+                    Machine.current(loadBefore));
             print(out, report);
             out.println(Json.line(report));
             out.flush();

@@ -18,6 +18,11 @@ interface DownloadMethod extends AutoCloseable {
     /** Downloads {@code s3://bucket/key} to {@code destination} (which does not exist) and returns when it is there. */
     void download(String bucket, String key, Path destination) throws Exception;
 
+    /** Whether {@link #download} returns only once the file is durable (fsynced), so the bench must not add one. */
+    default boolean syncsToDisk() {
+        return false;
+    }
+
     @Override
     void close();
 }

@@ -112,13 +112,23 @@ final class SingleCommand implements Callable<Integer> {
             description = "Path-style addressing for an external endpoint (default: true when --endpoint is set).")
     Boolean pathStyle;
 
+    @Option(names = "--no-fsync", negatable = false,
+            description = "Stop the clock when the Transfer Manager's and GetObject's futures complete, without"
+                    + " the fsync that otherwise makes them durable like ours (ours always fsyncs before it returns).")
+    boolean noFsync;
+
     @Option(names = "--work-dir", paramLabel = "DIR",
             description = "Where downloads are written (a new temporary directory inside it; default: java.io.tmpdir).")
     Path workDir;
 
+    private boolean fsync;
+    private double loadBefore;
+
     @Override
     public Integer call() throws Exception {
         validate();
+        fsync = !noFsync;
+        loadBefore = Machine.loadAverage();
         List<String> selected = methods == null || methods.isEmpty() ? ALL_METHODS : methods;
         Tuning tuning = new Tuning(connections, rangeSize, pieceSize, httpClient, targetGbps);
         Path dir = workDir != null ? Files.createTempDirectory(Files.createDirectories(workDir), "s3broadcast-bench-")
@@ -188,6 +198,7 @@ final class SingleCommand implements Callable<Integer> {
                     r.errors.add("setup: " + describe(e));
                 }
             }
+            Durability.syncAll();
             for (int w = 0; w < warmup; w++) {
                 for (DownloadMethod m : rotate(ready, w)) {
                     LOG.info("warm-up {} of {}: {}", w + 1, warmup, m.name());
@@ -210,8 +221,8 @@ final class SingleCommand implements Callable<Integer> {
                     ? round(ours.median() / tm.median(), 3) : null;
             Endpoint e = testbed.endpoint();
             return new SingleReport("single", testbed.size(), e.kind(), e.server(), e.describe(), testbed.bucket(),
-                    testbed.key(), trials, warmup, testbed.sha256(), testbed.sha256Source(), order, reports, ratio,
-                    Machine.current());
+                    testbed.key(), trials, warmup, fsync, testbed.sha256(), testbed.sha256Source(), order, reports, ratio,
+                    Machine.current(loadBefore));
         } finally {
             for (DownloadMethod m : ready) {
                 try {
@@ -223,26 +234,39 @@ final class SingleCommand implements Callable<Integer> {
         }
     }
 
-    /** Times one download, checks it, deletes it; {@code into} null means a warm-up, not recorded. */
+    /**
+     * Times one download, checks it, deletes it; {@code into} null means a warm-up, not recorded. The clock stops
+     * when the file is durable: methods that do not fsync themselves get an fsync of file and directory inside
+     * the timed region, unless {@code --no-fsync}.
+     */
     private void timeOne(DownloadMethod method, Testbed testbed, Path file, Results into, int trial) throws IOException {
+        String label = into == null ? "warm-up" : "trial " + (trial + 1);
         Files.deleteIfExists(file);
         try {
             long started = System.nanoTime();
             method.download(testbed.bucket(), testbed.key(), file);
+            long downloaded = System.nanoTime();
+            if (fsync && !method.syncsToDisk()) {
+                Durability.fsync(file);
+            }
             double seconds = (System.nanoTime() - started) / 1e9;
+            Double beforeFsync = method.syncsToDisk() ? null : (downloaded - started) / 1e9;
             String sha = Sha256.of(file);
             boolean match = sha.equals(testbed.sha256());
             double rate = testbed.size() / 1e6 / seconds;
-            LOG.info("{} trial {}: {} s, {} MB/s, sha256 {}", method.name(), trial + 1,
+            LOG.info("{} {}: {} s, {} MB/s{}, sha256 {}", method.name(), label,
                     String.format(Locale.ROOT, "%.3f", seconds), String.format(Locale.ROOT, "%.1f", rate),
+                    beforeFsync == null || !fsync ? ""
+                            : String.format(Locale.ROOT, " (%.3f s before fsync)", beforeFsync),
                     match ? "ok" : "MISMATCH " + sha);
             if (into != null) {
-                into.record(trial, seconds, rate, match, match ? null : "sha256 " + sha + " != " + testbed.sha256());
+                into.record(trial, seconds, beforeFsync, rate, match,
+                        match ? null : "sha256 " + sha + " != " + testbed.sha256());
             }
         } catch (Exception e) {
-            LOG.error("{} trial {} failed: {}", method.name(), trial + 1, describe(e), e);
+            LOG.error("{} {} failed: {}", method.name(), label, describe(e), e);
             if (into != null) {
-                into.record(trial, null, null, false, describe(e));
+                into.record(trial, null, null, null, false, describe(e));
             }
         } finally {
             Files.deleteIfExists(file);
@@ -271,17 +295,23 @@ final class SingleCommand implements Callable<Integer> {
     }
 
     private static void printTable(PrintWriter out, SingleReport report) {
-        out.printf(Locale.ROOT, "%nsingle: %s of seeded data (sha256 from %s) on %s %s, %d trial(s)%n",
+        out.printf(Locale.ROOT, "%nsingle: %s (sha256 from %s) on %s %s, %d trial(s) after %d warm-up round(s)%n",
                 ByteSize.format(report.size()), report.sha256Source(), report.server(), report.endpoint(),
-                report.trials());
-        out.printf(Locale.ROOT, "%-16s %5s %9s %9s  %s%n", "method", "trial", "seconds", "MB/s", "sha256 ok");
+                report.trials(), report.warmup());
+        out.printf(Locale.ROOT, "times %s%n%n", report.fsync()
+                ? "end when the file is durable: ours fsyncs itself, the others get an fsync from the bench"
+                : "end when each method returns (--no-fsync): only ours fsyncs");
+        out.printf(Locale.ROOT, "%-16s %5s %9s %9s %12s  %s%n", "method", "trial", "seconds", "MB/s", "pre-fsync s",
+                "sha256 ok");
         report.methods().forEach((name, r) -> {
             for (int t = 0; t < report.trials(); t++) {
                 Double s = r.seconds().get(t);
                 Double rate = r.rates().get(t);
-                out.printf(Locale.ROOT, "%-16s %5d %9s %9s  %s%n", name, t + 1,
+                Double pre = r.secondsBeforeFsync().get(t);
+                out.printf(Locale.ROOT, "%-16s %5d %9s %9s %12s  %s%n", name, t + 1,
                         s == null ? "-" : String.format(Locale.ROOT, "%.3f", s),
                         rate == null ? "-" : String.format(Locale.ROOT, "%.1f", rate),
+                        pre == null ? "-" : String.format(Locale.ROOT, "%.3f", pre),
                         s == null ? "failed" : Boolean.TRUE.equals(r.sha256Matches().get(t)) ? "yes" : "NO");
             }
         });
@@ -289,9 +319,13 @@ final class SingleCommand implements Callable<Integer> {
         report.methods().forEach((name, r) -> out.printf(Locale.ROOT, "%-16s %11s  %s%n", name,
                 r.median() == null ? "-" : String.format(Locale.ROOT, "%.1f", r.median()), r.sha256Match() ? "yes" : "NO"));
         if (report.ratio() != null) {
-            out.printf(Locale.ROOT, "%nours / transferManager = %.3f%n", report.ratio());
+            out.printf(Locale.ROOT, "%nours / transferManager = %.3f (median MB/s)%n", report.ratio());
         }
         report.methods().forEach((name, r) -> r.errors().forEach(e -> out.printf("%s: %s%n", name, e)));
+        Machine m = report.machine();
+        out.printf(Locale.ROOT, "%d cores, load average %.2f before, %.2f after%s%n", m.cores(), m.loadAverageBefore(),
+                m.loadAverageAfter(), Math.max(m.loadAverageBefore(), m.loadAverageAfter()) > m.cores()
+                        ? " (other work shared the machine: rates are noisy)" : "");
     }
 
     static String describe(Throwable e) {
@@ -326,6 +360,7 @@ final class SingleCommand implements Callable<Integer> {
     private static final class Results {
         final Map<String, Object> settings = new LinkedHashMap<>();
         final Double[] seconds;
+        final Double[] beforeFsync;
         final Double[] rates;
         final Boolean[] matches;
         final List<String> errors = new ArrayList<>();
@@ -333,12 +368,14 @@ final class SingleCommand implements Callable<Integer> {
 
         Results(int trials) {
             seconds = new Double[trials];
+            beforeFsync = new Double[trials];
             rates = new Double[trials];
             matches = new Boolean[trials];
         }
 
-        void record(int trial, Double s, Double rate, boolean match, String error) {
+        void record(int trial, Double s, Double sBeforeFsync, Double rate, boolean match, String error) {
             seconds[trial] = s == null ? null : round(s, 3);
+            beforeFsync[trial] = sBeforeFsync == null ? null : round(sBeforeFsync, 3);
             rates[trial] = rate == null ? null : round(rate, 2);
             matches[trial] = s == null ? null : match;
             allMatch &= match;
@@ -352,7 +389,8 @@ final class SingleCommand implements Callable<Integer> {
             Double median = ok.length == 0 ? null
                     : round(ok.length % 2 == 1 ? ok[ok.length / 2] : (ok[ok.length / 2 - 1] + ok[ok.length / 2]) / 2, 2);
             boolean match = allMatch && errors.isEmpty() && ok.length == seconds.length;
-            return new SingleReport.MethodReport(settings, Arrays.asList(seconds), Arrays.asList(rates), median,
+            return new SingleReport.MethodReport(settings, Arrays.asList(seconds), Arrays.asList(beforeFsync),
+                    Arrays.asList(rates), median,
                     Arrays.asList(matches), match, errors);
         }
     }

@@ -16,6 +16,8 @@ import java.util.Map;
  * @param key the object's key
  * @param trials timed trials per method
  * @param warmup untimed rounds run before the trials
+ * @param fsync whether every method's time includes making the file durable (ours always fsyncs; the others get an
+ *     fsync from the bench inside the timed region unless {@code --no-fsync})
  * @param sha256 the object's SHA-256, hex
  * @param sha256Source {@code seeded} (computed from the generator) or {@code firstPlainDownload}
  * @param order per trial, the order in which the methods ran
@@ -24,7 +26,7 @@ import java.util.Map;
  * @param machine what it ran on
  */
 @JsonPropertyOrder({"command", "size", "endpointKind", "server", "endpoint", "bucket", "key", "trials", "warmup",
-        "sha256", "sha256Source", "order", "methods", "ratio", "machine"})
+        "fsync", "sha256", "sha256Source", "order", "methods", "ratio", "machine"})
 record SingleReport(
         String command,
         long size,
@@ -35,6 +37,7 @@ record SingleReport(
         String key,
         int trials,
         int warmup,
+        boolean fsync,
         String sha256,
         String sha256Source,
         List<List<String>> order,
@@ -47,16 +50,19 @@ record SingleReport(
      *
      * @param settings the settings it ran with
      * @param seconds wall time of each trial, in order; null for a failed trial
+     * @param secondsBeforeFsync for methods that do not fsync themselves, the part of each trial's time before the
+     *     bench's fsync (the whole time with {@code --no-fsync}); null for ours and for failed trials
      * @param rates MB/s (10^6 bytes per second) of each trial; null for a failed trial
      * @param median median of the successful trials' rates, or null when none succeeded
      * @param sha256Matches per trial, whether the file had the object's SHA-256; null for a failed trial
      * @param sha256Match true when every trial succeeded and produced a file with the object's SHA-256
      * @param errors what went wrong, one entry per failed trial
      */
-    @JsonPropertyOrder({"settings", "seconds", "rates", "median", "sha256Matches", "sha256Match", "errors"})
+    @JsonPropertyOrder({"settings", "seconds", "secondsBeforeFsync", "rates", "median", "sha256Matches", "sha256Match", "errors"})
     record MethodReport(
             Map<String, Object> settings,
             List<Double> seconds,
+            List<Double> secondsBeforeFsync,
             List<Double> rates,
             Double median,
             List<Boolean> sha256Matches,
