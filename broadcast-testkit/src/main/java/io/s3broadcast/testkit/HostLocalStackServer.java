@@ -121,7 +121,7 @@ public final class HostLocalStackServer extends AbstractS3Server {
     ProcessBuilder builder =
         new ProcessBuilder("bash", script.toString(), venv.toAbsolutePath().toString())
             .redirectOutput(stdout.toFile())
-            .redirectError(ProcessBuilder.Redirect.appendTo(installLog.toFile()));
+            .redirectError(installLog.toFile());
     Settings.get(PYTHON_PROPERTY, "S3BROADCAST_LOCALSTACK_PYTHON")
         .ifPresent(p -> builder.environment().put("S3BROADCAST_LOCALSTACK_PYTHON", p));
     Process install;

@@ -27,6 +27,10 @@ WANTED="v1 ${PACKAGES[*]}"
 
 find_python() {
   if [[ -n "${S3BROADCAST_LOCALSTACK_PYTHON:-}" ]]; then
+    if ! "$S3BROADCAST_LOCALSTACK_PYTHON" -c 'import sys; assert sys.version_info[:2] == (3, 13)' 2>/dev/null; then
+      echo "error: S3BROADCAST_LOCALSTACK_PYTHON=$S3BROADCAST_LOCALSTACK_PYTHON is not a working Python 3.13" >&2
+      return 1
+    fi
     echo "$S3BROADCAST_LOCALSTACK_PYTHON"
     return 0
   fi
