@@ -28,10 +28,15 @@ import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.condition.DisabledIfSystemProperty;
 import org.junit.jupiter.api.Timeout;
 
-/** The proxy on real sockets between real clients and a small JDK HTTP server. */
+/**
+ * The proxy on real sockets between real clients and a small JDK HTTP server. Needs no S3 backend,
+ * so it runs in the s3proxy pass of the build only.
+ */
 @Timeout(120)
+@DisabledIfSystemProperty(named = "s3broadcast.test.backend", matches = "localstack")
 class FaultProxyIT {
   private static final Duration WAIT = Duration.ofSeconds(30);
   private static final int MIB = 1024 * 1024;
