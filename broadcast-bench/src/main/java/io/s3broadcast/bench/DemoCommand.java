@@ -79,8 +79,8 @@ final class DemoCommand implements Callable<Integer> {
         try (Testbed testbed = Testbed.embedded(size, seed)) {
             Tuning tuning = new Tuning(connections, rangeSize, null, httpClient, null);
             CompletedFetch done;
-            try (ProgressBar bar = noProgress ? null : progressBar(size);
-                    Broadcast broadcast = configure(testbed.endpoint(), tuning, dir).build()) {
+            try (Broadcast broadcast = configure(testbed.endpoint(), tuning, dir).build();
+                    ProgressBar bar = noProgress ? null : progressBar(size)) {
                 FetchRequest.Builder request = FetchRequest.builder().bucket(testbed.bucket()).key(testbed.key())
                         .destination(dir.resolve(Path.of(testbed.key()).getFileName()));
                 if (bar != null) {
