@@ -1,0 +1,328 @@
+package io.s3broadcast.s3;
+
+import io.s3broadcast.BroadcastException;
+import io.s3broadcast.spi.ObjectInfo;
+import io.s3broadcast.spi.PieceLayout;
+import io.s3broadcast.spi.PieceStore;
+import io.s3broadcast.spi.SourceListener;
+import java.io.IOException;
+import java.nio.ByteBuffer;
+import java.util.Arrays;
+import java.util.concurrent.CompletableFuture;
+import java.util.function.IntConsumer;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import java.util.zip.CRC32C;
+import org.reactivestreams.Subscriber;
+import org.reactivestreams.Subscription;
+import software.amazon.awssdk.core.async.AsyncResponseTransformer;
+import software.amazon.awssdk.core.async.SdkPublisher;
+import software.amazon.awssdk.services.s3.model.GetObjectResponse;
+
+/**
+ * The body of one ranged GET, streamed to its place in the {@link PieceStore} as it arrives: each chunk is
+ * written at its position, fed to the CRC32C of the piece it belongs to, and when a piece's last byte is
+ * written the piece is recorded in the store with its CRC32C. Demand is one chunk at a time and is
+ * renewed only after the chunk is written, so a slow disk slows the socket instead of filling the heap.
+ *
+ * <p>The response must be exactly the bytes asked for: its Content-Range and Content-Length are checked,
+ * a body that ends early is a {@link TransientReadException}, and an ETag or object size other than the
+ * HEAD's is {@link BroadcastException.ObjectChanged}.
+ *
+ * <p>Threads: the SDK calls in on its I/O threads, the watchdog or a cancellation calls {@link #abort}
+ * from others. The writes and the piece bookkeeping happen under a lock that is never held while calling
+ * out (listener, futures, subscription), so after {@code abort} returns nothing more is written.
+ */
+final class PieceWriter implements AsyncResponseTransformer<GetObjectResponse, Void>, Subscriber<ByteBuffer> {
+
+    private static final Pattern CONTENT_RANGE = Pattern.compile("bytes (\\d+)-(\\d+)/(\\d+|\\*)");
+
+    private final ObjectInfo object;
+    private final PieceStore store;
+    private final PieceLayout layout;
+    private final SourceListener listener;
+    private final long start;
+    private final long end;
+    private final IntConsumer onPieceStored;
+    private final Runnable onBytes;
+    private final CRC32C crc = new CRC32C();
+    private final Object lock = new Object();
+
+    // guarded by lock
+    private boolean finished;
+    private Throwable failure;
+    private CompletableFuture<Void> result;
+    private Subscription subscription;
+    private long position;
+
+    /**
+     * @param start first byte asked for; the first byte of a piece
+     * @param end one past the last byte asked for; the end of a piece
+     * @param onPieceStored called, under this writer's lock, with each piece recorded in the store
+     * @param onBytes called when bytes arrive (feeds the stall watchdog)
+     */
+    PieceWriter(ObjectInfo object, PieceStore store, SourceListener listener, long start, long end,
+            IntConsumer onPieceStored, Runnable onBytes) {
+        this.object = object;
+        this.store = store;
+        this.layout = store.layout();
+        this.listener = listener;
+        this.start = start;
+        this.end = end;
+        this.onPieceStored = onPieceStored;
+        this.onBytes = onBytes;
+        this.position = start;
+    }
+
+    /** The bytes asked for, as {@code bytes a-b} (inclusive, as in HTTP). */
+    String range() {
+        return "bytes " + start + "-" + (end - 1);
+    }
+
+    @Override
+    public CompletableFuture<Void> prepare() {
+        Subscription previous;
+        CompletableFuture<Void> r = new CompletableFuture<>();
+        synchronized (lock) {
+            if (finished) {
+                return CompletableFuture.failedFuture(failure);
+            }
+            // Called again only when a caller's client retries on its own: start the range over.
+            previous = subscription;
+            subscription = null;
+            result = r;
+            position = start;
+            crc.reset();
+        }
+        if (previous != null) {
+            previous.cancel();
+        }
+        return r;
+    }
+
+    @Override
+    public void onResponse(GetObjectResponse response) {
+        onBytes.run();
+        Throwable problem = check(response);
+        if (problem != null) {
+            fail(problem);
+        }
+    }
+
+    @Override
+    public void onStream(SdkPublisher<ByteBuffer> publisher) {
+        publisher.subscribe(this);
+    }
+
+    @Override
+    public void exceptionOccurred(Throwable error) {
+        fail(error);
+    }
+
+    @Override
+    public void onSubscribe(Subscription s) {
+        synchronized (lock) {
+            if (!finished && subscription == null) {
+                subscription = s;
+                s = null;
+            }
+        }
+        if (s != null) {
+            s.cancel();
+            return;
+        }
+        subscription().request(1);
+    }
+
+    @Override
+    public void onNext(ByteBuffer chunk) {
+        onBytes.run();
+        int bytes = chunk.remaining();
+        int[] stored;
+        Subscription s;
+        Throwable problem = null;
+        synchronized (lock) {
+            if (finished) {
+                return;
+            }
+            s = subscription;
+            try {
+                stored = write(chunk);
+            } catch (IOException e) {
+                stored = null;
+                problem = e instanceof TransientReadException ? e
+                        : new BroadcastException.DestinationUnusable("cannot write " + range() + " of " + objectName()
+                                + " to " + store.tempFile() + ": " + e + "; check free space and the disk", e);
+            } catch (RuntimeException e) {
+                stored = null;
+                problem = e;
+            }
+        }
+        if (problem != null) {
+            fail(problem);
+            return;
+        }
+        try {
+            listener.bytesReceived(bytes);
+            for (int piece : stored) {
+                listener.pieceStored(piece);
+            }
+        } catch (RuntimeException | Error e) {
+            fail(new BroadcastException("a SourceListener threw while fetching " + range() + " of " + objectName() + ": " + e, e));
+            return;
+        }
+        if (s != null) {
+            s.request(1);
+        }
+    }
+
+    @Override
+    public void onError(Throwable error) {
+        fail(error);
+    }
+
+    @Override
+    public void onComplete() {
+        CompletableFuture<Void> r = null;
+        Throwable problem = null;
+        synchronized (lock) {
+            if (finished) {
+                return;
+            }
+            if (position != end) {
+                problem = new TransientReadException("body of " + range() + " of " + objectName() + " ended after "
+                        + (position - start) + " of " + (end - start) + " bytes");
+            } else {
+                finished = true;
+                r = result;
+            }
+        }
+        if (problem != null) {
+            fail(problem);
+        } else {
+            r.complete(null);
+        }
+    }
+
+    /**
+     * Stops this writer: nothing is written after this returns, the body's subscription is cancelled and
+     * the transformer's future fails with {@code cause}. Idempotent.
+     */
+    void abort(Throwable cause) {
+        fail(cause);
+    }
+
+    private void fail(Throwable cause) {
+        Subscription s;
+        CompletableFuture<Void> r;
+        synchronized (lock) {
+            if (finished) {
+                return;
+            }
+            finished = true;
+            failure = cause;
+            s = subscription;
+            r = result;
+        }
+        if (s != null) {
+            s.cancel();
+        }
+        if (r != null) {
+            r.completeExceptionally(cause);
+        }
+    }
+
+    private Subscription subscription() {
+        synchronized (lock) {
+            return subscription;
+        }
+    }
+
+    /** Writes a chunk at its position; returns the pieces it completed that were new to the store. */
+    private int[] write(ByteBuffer chunk) throws IOException {
+        if (chunk.remaining() > end - position) {
+            throw new TransientReadException("body of " + range() + " of " + objectName() + " has more than the "
+                    + (end - start) + " bytes asked for");
+        }
+        int[] stored = new int[0];
+        while (chunk.hasRemaining()) {
+            int piece = layout.pieceAt(position);
+            long pieceEnd = layout.offset(piece) + layout.length(piece);
+            int take = (int) Math.min(chunk.remaining(), pieceEnd - position);
+            ByteBuffer slice = chunk.slice();
+            slice.limit(take);
+            store.write(position, slice.duplicate());
+            crc.update(slice);
+            chunk.position(chunk.position() + take);
+            position += take;
+            if (position == pieceEnd) {
+                int value = (int) crc.getValue();
+                crc.reset();
+                if (store.completePiece(piece, value)) {
+                    stored = append(stored, piece);
+                }
+                onPieceStored.accept(piece);
+            }
+        }
+        return stored;
+    }
+
+    /** Checks that a response carries the bytes asked for of the object the HEAD saw; null when it does. */
+    private Throwable check(GetObjectResponse response) {
+        long asked = end - start;
+        String eTag = response.eTag();
+        if (eTag != null && !unquote(eTag).equals(unquote(object.eTag()))) {
+            return new BroadcastException.ObjectChanged(objectName() + " changed while it was being fetched: " + range()
+                    + " came with ETag " + eTag + ", the HEAD said " + object.eTag() + "; fetch again to get the new version",
+                    null);
+        }
+        String contentRange = response.contentRange();
+        if (contentRange == null) {
+            if (!(start == 0 && end == object.size())) {
+                return new TransientReadException("asked for " + range() + " of " + objectName()
+                        + ", the response has no Content-Range");
+            }
+        } else {
+            Matcher m = CONTENT_RANGE.matcher(contentRange.trim());
+            if (!m.matches()) {
+                return new TransientReadException("asked for " + range() + " of " + objectName()
+                        + ", the response has Content-Range " + contentRange);
+            }
+            if (!m.group(3).equals("*") && Long.parseLong(m.group(3)) != object.size()) {
+                return new BroadcastException.ObjectChanged(objectName() + " changed while it was being fetched: it is now "
+                        + m.group(3) + " bytes, the HEAD said " + object.size() + "; fetch again to get the new version", null);
+            }
+            if (Long.parseLong(m.group(1)) != start || Long.parseLong(m.group(2)) != end - 1) {
+                return new TransientReadException("asked for " + range() + " of " + objectName()
+                        + ", the response has Content-Range " + contentRange);
+            }
+        }
+        Long length = response.contentLength();
+        if (length != null && length != asked) {
+            return new TransientReadException("asked for " + range() + " (" + asked + " bytes) of " + objectName()
+                    + ", the response has Content-Length " + length);
+        }
+        return null;
+    }
+
+    private String objectName() {
+        return "s3://" + object.bucket() + "/" + object.key();
+    }
+
+    static String unquote(String eTag) {
+        String t = eTag.trim();
+        if (t.startsWith("W/")) {
+            t = t.substring(2);
+        }
+        if (t.length() >= 2 && t.startsWith("\"") && t.endsWith("\"")) {
+            t = t.substring(1, t.length() - 1);
+        }
+        return t;
+    }
+
+    private static int[] append(int[] a, int v) {
+        int[] b = Arrays.copyOf(a, a.length + 1);
+        b[a.length] = v;
+        return b;
+    }
+}

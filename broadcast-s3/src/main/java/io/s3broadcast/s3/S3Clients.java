@@ -1,0 +1,83 @@
+package io.s3broadcast.s3;
+
+import io.s3broadcast.spi.SourceConfig;
+import java.time.Duration;
+import java.util.Locale;
+import software.amazon.awssdk.awscore.retry.AwsRetryStrategy;
+import software.amazon.awssdk.core.checksums.RequestChecksumCalculation;
+import software.amazon.awssdk.core.checksums.ResponseChecksumValidation;
+import software.amazon.awssdk.http.async.SdkAsyncHttpClient;
+import software.amazon.awssdk.http.crt.AwsCrtAsyncHttpClient;
+import software.amazon.awssdk.http.nio.netty.NettyNioAsyncHttpClient;
+import software.amazon.awssdk.regions.Region;
+import software.amazon.awssdk.regions.providers.DefaultAwsRegionProviderChain;
+import software.amazon.awssdk.services.s3.S3AsyncClient;
+import software.amazon.awssdk.services.s3.S3AsyncClientBuilder;
+
+/**
+ * Builds the S3 client a {@link SourceConfig} describes when the caller gave none. The SDK's retries are
+ * off (ranges are retried, and resumed, by {@link RangeReader}); timeouts bound connecting and acquiring a
+ * connection, and a read timeout beyond the stall timeout backs up the stall watchdog.
+ */
+final class S3Clients {
+
+    /** Connections beyond {@code connections}, for the HEADs that run beside the GETs. */
+    static final int SPARE_CONNECTIONS = 4;
+    static final Duration CONNECT_TIMEOUT = Duration.ofSeconds(10);
+    static final Duration ACQUIRE_TIMEOUT = Duration.ofSeconds(60);
+
+    private S3Clients() {
+    }
+
+    static S3AsyncClient build(SourceConfig config) {
+        S3AsyncClientBuilder b = S3AsyncClient.builder()
+                .httpClientBuilder(httpClient(config))
+                .forcePathStyle(config.pathStyle())
+                .overrideConfiguration(o -> o.retryStrategy(AwsRetryStrategy.doNotRetry()))
+                // Pieces are checked with our own CRC32C; no need for the SDK to checksum bodies too.
+                .responseChecksumValidation(ResponseChecksumValidation.WHEN_REQUIRED)
+                .requestChecksumCalculation(RequestChecksumCalculation.WHEN_REQUIRED);
+        if (config.endpoint() != null) {
+            b.endpointOverride(config.endpoint());
+        }
+        Region region = config.region();
+        if (region == null && config.endpoint() != null) {
+            // S3-compatible servers mostly ignore the region, but the SDK wants one to sign with.
+            try {
+                region = new DefaultAwsRegionProviderChain().getRegion();
+            } catch (RuntimeException e) {
+                region = Region.US_EAST_1;
+            }
+        }
+        if (region != null) {
+            b.region(region);
+        }
+        if (config.credentials() != null) {
+            b.credentialsProvider(config.credentials());
+        }
+        return b.build();
+    }
+
+    static SdkAsyncHttpClient.Builder<?> httpClient(SourceConfig config) {
+        int maxConcurrency = config.connections() + SPARE_CONNECTIONS;
+        Duration backstop = config.stallTimeout().plusSeconds(30);
+        switch (config.httpClient().toLowerCase(Locale.ROOT)) {
+            case "netty":
+                return NettyNioAsyncHttpClient.builder()
+                        .maxConcurrency(maxConcurrency)
+                        .connectionTimeout(CONNECT_TIMEOUT)
+                        .connectionAcquisitionTimeout(ACQUIRE_TIMEOUT)
+                        .readTimeout(backstop)
+                        .writeTimeout(Duration.ofSeconds(30))
+                        .tcpKeepAlive(true);
+            case "crt":
+                return AwsCrtAsyncHttpClient.builder()
+                        .maxConcurrency(maxConcurrency)
+                        .connectionTimeout(CONNECT_TIMEOUT)
+                        .connectionAcquisitionTimeout(ACQUIRE_TIMEOUT)
+                        .connectionHealthConfiguration(h -> h.minimumThroughputInBps(1L).minimumThroughputTimeout(backstop));
+            default:
+                throw new IllegalArgumentException("unknown httpClient '" + config.httpClient() + "': use netty or crt");
+        }
+    }
+}

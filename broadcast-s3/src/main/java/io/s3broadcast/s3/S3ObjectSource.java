@@ -1,0 +1,135 @@
+package io.s3broadcast.s3;
+
+import com.google.common.base.Ticker;
+import io.s3broadcast.BroadcastException;
+import io.s3broadcast.spi.ObjectInfo;
+import io.s3broadcast.spi.ObjectSource;
+import io.s3broadcast.spi.PieceQueue;
+import io.s3broadcast.spi.PieceStore;
+import io.s3broadcast.spi.SourceConfig;
+import io.s3broadcast.spi.SourceListener;
+import java.time.Duration;
+import java.util.Objects;
+import java.util.Set;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.ScheduledThreadPoolExecutor;
+import java.util.concurrent.ThreadLocalRandom;
+import java.util.function.DoubleSupplier;
+import software.amazon.awssdk.services.s3.S3AsyncClient;
+
+/**
+ * The S3 {@link ObjectSource}: one HEAD ({@link ObjectHead}), then many ranged GETs at once
+ * ({@link Fetch}, {@link RangeReader}) streaming into the piece store ({@link PieceWriter}).
+ *
+ * <p>Owns the client it built (closed by {@link #close()}), never one the caller passed in, and a
+ * single timer thread for backoffs and stall watchdogs. Closing cancels the fetches still running.
+ */
+final class S3ObjectSource implements ObjectSource {
+
+    /** Limit on each HEAD-like request; they have no body. */
+    static final Duration HEAD_TIMEOUT = Duration.ofSeconds(30);
+
+    private final S3AsyncClient client;
+    private final boolean ownsClient;
+    private final SourceConfig config;
+    private final ScheduledExecutorService scheduler;
+    private final boolean ownsScheduler;
+    private final Ticker ticker;
+    private final DoubleSupplier random;
+    private final Backoff backoff;
+    private final Set<CompletableFuture<?>> running = ConcurrentHashMap.newKeySet();
+    private volatile boolean closed;
+
+    /** Builds a client from {@code config} unless it carries one, and a daemon timer thread. */
+    static S3ObjectSource create(SourceConfig config) {
+        ScheduledThreadPoolExecutor timer = new ScheduledThreadPoolExecutor(1, r -> {
+            Thread t = new Thread(r, "s3broadcast-s3-timer");
+            t.setDaemon(true);
+            return t;
+        });
+        // Every GET arms a watchdog that is nearly always cancelled; drop those at once.
+        timer.setRemoveOnCancelPolicy(true);
+        try {
+            S3AsyncClient client = config.client() != null ? config.client() : S3Clients.build(config);
+            return new S3ObjectSource(client, config.client() == null, config, timer, true, Ticker.systemTicker(),
+                    () -> ThreadLocalRandom.current().nextDouble());
+        } catch (RuntimeException | Error e) {
+            timer.shutdownNow();
+            throw e;
+        }
+    }
+
+    S3ObjectSource(S3AsyncClient client, boolean ownsClient, SourceConfig config, ScheduledExecutorService scheduler,
+            boolean ownsScheduler, Ticker ticker, DoubleSupplier random) {
+        this.client = Objects.requireNonNull(client, "client");
+        this.ownsClient = ownsClient;
+        this.config = Objects.requireNonNull(config, "config");
+        this.scheduler = Objects.requireNonNull(scheduler, "scheduler");
+        this.ownsScheduler = ownsScheduler;
+        this.ticker = Objects.requireNonNull(ticker, "ticker");
+        this.random = Objects.requireNonNull(random, "random");
+        this.backoff = new Backoff(config.initialBackoff(), config.maxBackoff());
+    }
+
+    @Override
+    public CompletableFuture<ObjectInfo> head(String bucket, String key) {
+        try {
+            Objects.requireNonNull(bucket, "bucket");
+            Objects.requireNonNull(key, "key");
+            if (closed) {
+                return closedFailure();
+            }
+            Retrier retrier = new Retrier(scheduler, backoff, random, config.maxAttempts());
+            return track(new ObjectHead(client, retrier, HEAD_TIMEOUT, config.connections()).head(bucket, key));
+        } catch (RuntimeException e) {
+            return CompletableFuture.failedFuture(e);
+        }
+    }
+
+    @Override
+    public CompletableFuture<Void> fetch(ObjectInfo object, PieceQueue pieces, PieceStore store, SourceListener listener) {
+        try {
+            Objects.requireNonNull(object, "object");
+            Objects.requireNonNull(pieces, "pieces");
+            Objects.requireNonNull(store, "store");
+            Objects.requireNonNull(listener, "listener");
+            if (closed) {
+                return closedFailure();
+            }
+            ReadContext ctx = new ReadContext(client, object, store, listener, scheduler, ticker, random, backoff,
+                    config.maxAttempts(), config.stallTimeout());
+            return track(new Fetch(ctx, pieces, config.connections(), config.rangeSize()).start());
+        } catch (RuntimeException e) {
+            return CompletableFuture.failedFuture(e);
+        }
+    }
+
+    @Override
+    public void close() {
+        closed = true;
+        for (CompletableFuture<?> f : running) {
+            f.cancel(true);
+        }
+        if (ownsScheduler) {
+            scheduler.shutdownNow();
+        }
+        if (ownsClient) {
+            client.close();
+        }
+    }
+
+    private <T> CompletableFuture<T> track(CompletableFuture<T> f) {
+        running.add(f);
+        f.whenComplete((v, e) -> running.remove(f));
+        if (closed) {
+            f.cancel(true);
+        }
+        return f;
+    }
+
+    private static <T> CompletableFuture<T> closedFailure() {
+        return CompletableFuture.failedFuture(new BroadcastException("the S3 source is closed"));
+    }
+}

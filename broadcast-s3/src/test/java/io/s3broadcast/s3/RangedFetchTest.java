@@ -1,0 +1,335 @@
+package io.s3broadcast.s3;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import io.s3broadcast.BroadcastException;
+import io.s3broadcast.spi.ObjectInfo;
+import io.s3broadcast.spi.PieceLayout;
+import io.s3broadcast.spi.PieceQueue;
+import io.s3broadcast.spi.PieceRun;
+import io.s3broadcast.spi.PieceStore;
+import io.s3broadcast.spi.SourceConfig;
+import io.s3broadcast.spi.SourceListener;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.List;
+import java.util.Optional;
+import java.util.Random;
+import java.util.concurrent.CancellationException;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.zip.CRC32C;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.io.TempDir;
+
+/** The fetcher against a scripted client, on fake time: retries, resumption, stalls, errors, cancellation. */
+@Timeout(30)
+class RangedFetchTest {
+
+    static final int PIECE = 1024;
+    static final long RANGE = 4 * PIECE;
+    static final String ETAG = "\"0123abcd\"";
+    static final Duration STALL = Duration.ofSeconds(5);
+    static final Duration MAX_BACKOFF = Duration.ofSeconds(1);
+
+    @TempDir
+    Path dir;
+
+    final byte[] data = seeded(10 * PIECE + 300, 42);
+    final FakeS3Client client = new FakeS3Client(data, ETAG, 256);
+    final FakeScheduler scheduler = new FakeScheduler();
+    final Recorder listener = new Recorder();
+    PieceStore store;
+
+    @AfterEach
+    void closeStore() {
+        if (store != null) {
+            store.close();
+        }
+    }
+
+    S3ObjectSource source(int connections, int maxAttempts) {
+        SourceConfig config = new SourceConfig(client, null, null, null, true, "netty", connections, RANGE, maxAttempts,
+                Duration.ofMillis(100), MAX_BACKOFF, STALL);
+        return new S3ObjectSource(client, false, config, scheduler, false, scheduler.ticker, () -> 0.5);
+    }
+
+    ObjectInfo info() {
+        return new ObjectInfo("bkt", "dir/obj", data.length, ETAG, Optional.empty());
+    }
+
+    CompletableFuture<Void> fetch(int connections, int maxAttempts) throws IOException {
+        store = PieceStore.create(dir.resolve("obj"), new PieceLayout(data.length, PIECE));
+        return source(connections, maxAttempts).fetch(info(), PieceQueue.ofRange(0, store.layout().pieceCount()), store,
+                listener);
+    }
+
+    void assertStoredExactly() throws IOException {
+        assertThat(store.isComplete()).isTrue();
+        PieceLayout layout = store.layout();
+        for (int p = 0; p < layout.pieceCount(); p++) {
+            CRC32C crc = new CRC32C();
+            crc.update(data, (int) layout.offset(p), layout.length(p));
+            assertThat(store.crc32c(p)).as("CRC32C of piece %d", p).isEqualTo((int) crc.getValue());
+        }
+        Path committed = store.commit();
+        assertThat(Files.readAllBytes(committed)).isEqualTo(data);
+        assertThat(listener.bytes.get()).isGreaterThanOrEqualTo(data.length);
+        assertThat(listener.pieces).hasSize(layout.pieceCount()).doesNotHaveDuplicates();
+    }
+
+    @Test
+    void fetchesEveryPieceInWholePieceRangesPinnedToTheETag() throws Exception {
+        CompletableFuture<Void> f = fetch(2, 3);
+        assertThat(f).isCompleted();
+        assertStoredExactly();
+        assertThat(client.calls).extracting(c -> c.request.range())
+                .containsExactly("bytes=0-4095", "bytes=4096-8191", "bytes=8192-10539");
+        assertThat(client.calls).allSatisfy(c -> assertThat(c.request.ifMatch()).isEqualTo(ETAG));
+        assertThat(listener.bytes.get()).isEqualTo(data.length);
+    }
+
+    @Test
+    void asksForOneChunkAtATimeAndOnlyAfterWritingIt() throws Exception {
+        fetch(1, 3).get();
+        assertThat(client.calls).allSatisfy(c -> assertThat(c.maxOutstanding).isEqualTo(1));
+    }
+
+    @Test
+    void emptyObjectNeedsNoRequest() throws Exception {
+        store = PieceStore.create(dir.resolve("empty"), new PieceLayout(0, PIECE));
+        CompletableFuture<Void> f = source(4, 3).fetch(new ObjectInfo("bkt", "empty", 0, ETAG, Optional.empty()),
+                PieceQueue.ofRange(0, 0), store, listener);
+        assertThat(f).isCompleted();
+        assertThat(client.calls).isEmpty();
+    }
+
+    @Test
+    void cutMidBodyResumesAtTheFirstPieceNotStored() throws Exception {
+        client.script = (c, n) -> n == 1 ? FakeS3Client.cutAfter(PIECE + PIECE / 2) : FakeS3Client.ok();
+        CompletableFuture<Void> f = fetch(1, 3);
+        assertThat(f).isNotDone();
+        assertThat(listener.retries).containsExactly(new PieceRun(1, 4));
+        scheduler.advance(MAX_BACKOFF);
+        assertThat(f).isCompleted();
+        assertThat(client.calls).extracting(c -> c.request.range())
+                .containsExactly("bytes=0-4095", "bytes=1024-4095", "bytes=4096-8191", "bytes=8192-10539");
+        assertStoredExactly();
+    }
+
+    @Test
+    void serverErrorsAndSlowDownAreRetriedWithJitteredBackoff() throws Exception {
+        client.script = (c, n) -> switch (n) {
+            case 1 -> FakeS3Client.status(503, "SlowDown");
+            case 2 -> FakeS3Client.status(500, "InternalError");
+            default -> FakeS3Client.ok();
+        };
+        CompletableFuture<Void> f = fetch(1, 5);
+        // First retry: up to 100 ms, jitter 0.5 -> 50 ms.
+        assertThat(scheduler.pending()).contains(Duration.ofMillis(50));
+        scheduler.advance(Duration.ofMillis(50));
+        assertThat(client.calls).hasSize(2);
+        // Second retry: up to 200 ms -> 100 ms.
+        assertThat(scheduler.pending()).contains(Duration.ofNanos(100_000_000));
+        scheduler.advance(Duration.ofMillis(100));
+        assertThat(f).isCompleted();
+        assertThat(listener.retries).hasSize(2);
+        assertStoredExactly();
+    }
+
+    @Test
+    void truncatedBodyIsRetried() throws Exception {
+        client.script = (c, n) -> n == 1 ? FakeS3Client.truncateAfter(100) : FakeS3Client.ok();
+        CompletableFuture<Void> f = fetch(1, 3);
+        scheduler.advance(MAX_BACKOFF);
+        assertThat(f).isCompleted();
+        assertThat(listener.causes.get(0)).hasMessageContaining("ended after 100 of 4096 bytes");
+        assertStoredExactly();
+    }
+
+    @Test
+    void stalledBodyIsAbandonedAfterTheStallTimeoutAndRetried() throws Exception {
+        client.script = (c, n) -> n == 1 ? FakeS3Client.stallAfter(2 * PIECE + 10) : FakeS3Client.ok();
+        CompletableFuture<Void> f = fetch(1, 3);
+        scheduler.advance(STALL.minusMillis(1));
+        assertThat(client.calls).hasSize(1);
+        assertThat(client.calls.get(0).cancelled).isFalse();
+        scheduler.advance(Duration.ofMillis(1));
+        assertThat(client.calls.get(0).cancelled).isTrue();
+        assertThat(listener.causes.get(0)).hasMessageContaining("stalled");
+        scheduler.advance(MAX_BACKOFF);
+        assertThat(f).isCompleted();
+        assertThat(client.calls.get(1).request.range()).isEqualTo("bytes=2048-4095");
+        assertStoredExactly();
+    }
+
+    @Test
+    void responseForOtherBytesIsRejectedAndRetried() throws Exception {
+        client.script = (c, n) -> n == 1 ? new FakeS3Client.Serve(Long.MAX_VALUE, null, false, "bytes 0-99/10540", null)
+                : FakeS3Client.ok();
+        CompletableFuture<Void> f = fetch(1, 3);
+        scheduler.advance(MAX_BACKOFF);
+        assertThat(f).isCompleted();
+        assertThat(listener.causes.get(0)).hasMessageContaining("Content-Range bytes 0-99/10540");
+        assertStoredExactly();
+    }
+
+    @Test
+    void retriesRunOutWithTheRangeInTheMessage() throws Exception {
+        client.script = (c, n) -> FakeS3Client.status(503, "SlowDown");
+        CompletableFuture<Void> f = fetch(1, 3);
+        scheduler.advance(Duration.ofSeconds(10));
+        assertThat(client.calls).hasSize(3);
+        assertThatThrownBy(f::get).isInstanceOf(ExecutionException.class).cause()
+                .isExactlyInstanceOf(BroadcastException.class)
+                .hasMessage("bytes 0-4095 of s3://bkt/dir/obj failed after 3 attempts: 503 SlowDown: SlowDown from the fake");
+    }
+
+    @Test
+    void progressResetsTheAttemptCount() throws Exception {
+        // Each attempt stores one more piece before the connection is cut: never 3 failures in a row without progress.
+        client.script = (c, n) -> c.end - c.start > PIECE && c.start < RANGE ? FakeS3Client.cutAfter(PIECE) : FakeS3Client.ok();
+        CompletableFuture<Void> f = fetch(1, 2);
+        scheduler.advance(Duration.ofSeconds(10));
+        assertThat(f).isCompleted();
+        assertStoredExactly();
+    }
+
+    @Test
+    void preconditionFailedMeansTheObjectChanged() throws Exception {
+        client.script = (c, n) -> FakeS3Client.status(412, "PreconditionFailed");
+        CompletableFuture<Void> f = fetch(2, 5);
+        assertThatThrownBy(f::get).cause().isInstanceOf(BroadcastException.ObjectChanged.class)
+                .hasMessageContaining("s3://bkt/dir/obj").hasMessageContaining(ETAG).hasMessageContaining("fetch again");
+        assertThat(client.calls).hasSize(1);
+        assertThat(scheduler.pending()).isEmpty();
+    }
+
+    @Test
+    void responseWithAnotherETagMeansTheObjectChanged() throws Exception {
+        client.script = (c, n) -> new FakeS3Client.Serve(Long.MAX_VALUE, null, false, null, "\"other\"");
+        CompletableFuture<Void> f = fetch(1, 5);
+        assertThatThrownBy(f::get).cause().isInstanceOf(BroadcastException.ObjectChanged.class);
+    }
+
+    @Test
+    void accessDeniedAndNotFoundAreNotRetried() throws Exception {
+        client.script = (c, n) -> FakeS3Client.status(403, "AccessDenied");
+        assertThatThrownBy(fetch(1, 5)::get).cause().isInstanceOf(BroadcastException.AccessDenied.class)
+                .hasMessageContaining("s3:GetObject on arn:aws:s3:::bkt/dir/obj");
+        store.close();
+        client.calls.clear();
+        client.script = (c, n) -> FakeS3Client.status(404, "NoSuchKey");
+        assertThatThrownBy(fetch(1, 5)::get).cause().isInstanceOf(BroadcastException.ObjectNotFound.class)
+                .hasMessageContaining("s3://bkt/dir/obj does not exist");
+        assertThat(client.calls).hasSize(1);
+    }
+
+    @Test
+    void aListenerThatThrowsFailsTheFetchInsteadOfHangingIt() throws Exception {
+        listener.throwOnPiece = 3;
+        CompletableFuture<Void> f = fetch(2, 5);
+        assertThatThrownBy(f::get).cause().isInstanceOf(BroadcastException.class)
+                .hasMessageContaining("SourceListener threw");
+        assertThat(scheduler.pending()).isEmpty();
+    }
+
+    @Test
+    void aStoreThatCannotBeWrittenFailsTheFetch() throws Exception {
+        store = PieceStore.create(dir.resolve("obj"), new PieceLayout(data.length, PIECE));
+        store.abort();
+        CompletableFuture<Void> f = source(1, 5).fetch(info(), PieceQueue.ofRange(0, 11), store, listener);
+        assertThatThrownBy(f::get).cause().isInstanceOf(BroadcastException.DestinationUnusable.class);
+        assertThat(client.calls).hasSize(1);
+    }
+
+    @Test
+    void cancellingTheFutureCancelsEveryRequestInFlightAndStopsPolling() throws Exception {
+        client.script = (c, n) -> FakeS3Client.stallAfter(100);
+        AtomicInteger polls = new AtomicInteger();
+        store = PieceStore.create(dir.resolve("obj"), new PieceLayout(data.length, PIECE));
+        PieceQueue all = PieceQueue.ofRange(0, 11);
+        CompletableFuture<Void> f = source(2, 5).fetch(info(), max -> {
+            polls.incrementAndGet();
+            return all.poll(max);
+        }, store, listener);
+        assertThat(client.calls).hasSize(2);
+        assertThat(client.calls).noneMatch(c -> c.cancelled);
+        f.cancel(true);
+        assertThat(client.calls).allMatch(c -> c.cancelled);
+        scheduler.advance(Duration.ofMinutes(1));
+        assertThat(client.calls).hasSize(2);
+        assertThat(polls).hasValue(2);
+        assertThat(scheduler.pending()).isEmpty();
+        assertThatThrownBy(f::get).isInstanceOf(CancellationException.class);
+    }
+
+    @Test
+    void cancellingDuringBackoffCancelsTheRetry() throws Exception {
+        client.script = (c, n) -> FakeS3Client.status(503, "SlowDown");
+        CompletableFuture<Void> f = fetch(1, 5);
+        assertThat(scheduler.pending()).hasSize(1);
+        f.cancel(true);
+        assertThat(scheduler.pending()).isEmpty();
+        scheduler.advance(Duration.ofMinutes(1));
+        assertThat(client.calls).hasSize(1);
+    }
+
+    @Test
+    void aFailureInOneRangeCancelsTheOthers() throws Exception {
+        client.script = (c, n) -> n == 1 ? FakeS3Client.stallAfter(10) : FakeS3Client.status(412, "PreconditionFailed");
+        CompletableFuture<Void> f = fetch(2, 5);
+        assertThatThrownBy(f::get).cause().isInstanceOf(BroadcastException.ObjectChanged.class);
+        assertThat(client.calls.get(0).cancelled).isTrue();
+    }
+
+    @Test
+    void aQueueThatThrowsFailsTheFetch() throws Exception {
+        store = PieceStore.create(dir.resolve("obj"), new PieceLayout(data.length, PIECE));
+        CompletableFuture<Void> f = source(2, 5).fetch(info(), max -> {
+            throw new IllegalStateException("boom");
+        }, store, listener);
+        assertThatThrownBy(f::get).cause().hasMessageContaining("piece queue").hasMessageContaining("boom");
+    }
+
+    static byte[] seeded(int size, long seed) {
+        byte[] b = new byte[size];
+        new Random(seed).nextBytes(b);
+        return b;
+    }
+
+    static final class Recorder implements SourceListener {
+        final AtomicInteger bytes = new AtomicInteger();
+        final List<Integer> pieces = Collections.synchronizedList(new ArrayList<>());
+        final List<PieceRun> retries = Collections.synchronizedList(new ArrayList<>());
+        final List<Throwable> causes = Collections.synchronizedList(new ArrayList<>());
+        volatile int throwOnPiece = -1;
+
+        @Override
+        public void bytesReceived(long n) {
+            bytes.addAndGet((int) n);
+        }
+
+        @Override
+        public void pieceStored(int piece) {
+            if (piece == throwOnPiece) {
+                throw new IllegalStateException("listener bug");
+            }
+            pieces.add(piece);
+        }
+
+        @Override
+        public void retrying(PieceRun run, int attempt, long delayMillis, Throwable cause) {
+            retries.add(run);
+            causes.add(cause);
+        }
+    }
+}
