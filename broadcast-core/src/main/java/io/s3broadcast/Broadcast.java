@@ -118,6 +118,36 @@ public interface Broadcast extends AutoCloseable {
         /** A response body that delivers nothing for this long is abandoned and retried. Property {@code s3broadcast.stallTimeout}. */
         Builder stallTimeout(Duration timeout);
 
+        /**
+         * How nodes find each other for cluster strategies: {@code static:host:port,host:port},
+         * {@code s3://bucket/prefix} or {@code zk://host:port/path}. Property {@code s3broadcast.registry}.
+         */
+        Builder registry(String spec);
+
+        /** This node's id in a cluster, unique in the group. Property {@code s3broadcast.nodeId}; default host name plus a random suffix. */
+        Builder nodeId(String nodeId);
+
+        /** Address the peer server binds. Property {@code s3broadcast.listen} ({@code host:port}); default {@code 0.0.0.0:0}. */
+        Builder listen(java.net.InetSocketAddress address);
+
+        /** Host other nodes reach this one at. Property {@code s3broadcast.advertisedHost}; default chosen among this host's interfaces. */
+        Builder advertisedHost(String host);
+
+        /** Separates broadcasts of the same object. Property {@code s3broadcast.group}. */
+        Builder groupName(String name);
+
+        /**
+         * Waits for {@code nodes} nodes (this one included) to join, up to {@code timeout}, then starts with
+         * whoever is there. Properties {@code s3broadcast.expectNodes}, {@code s3broadcast.expectTimeout}.
+         */
+        Builder expectNodes(int nodes, Duration timeout);
+
+        /** Pieces per work, the unit of stealing. Property {@code s3broadcast.workSize}. */
+        Builder workSize(int pieces);
+
+        /** How long a complete node keeps serving peers that are not done. Property {@code s3broadcast.linger}. */
+        Builder linger(Duration linger);
+
         /** Runs blocking work (file creation, verification, commit); the caller owns it. Default: threads owned by the broadcast. */
         Builder executor(ExecutorService executor);
 

@@ -17,6 +17,9 @@ import java.time.Duration;
  * @param bytesFromPeers bytes this node received from other nodes
  * @param checksumVerified true when the whole file was checked against S3's own checksum of the object
  *     (every piece is always checked against the CRC32C computed as it arrived)
+ * @param phase1 time this node spent in phase 1 (fetching its share from S3); the whole fetch for the flat tree
+ * @param phase2 time from the end of this node's phase 1 to its last piece (zero for the flat tree)
+ * @param piecesStolen pieces this node fetched from S3 in works it took from other nodes
  */
 public record CompletedFetch(
         Path path,
@@ -28,7 +31,10 @@ public record CompletedFetch(
         Duration duration,
         long bytesFromS3,
         long bytesFromPeers,
-        boolean checksumVerified) {
+        boolean checksumVerified,
+        Duration phase1,
+        Duration phase2,
+        int piecesStolen) {
 
     /** Average rate over the whole fetch in MB/s (10^6 bytes per second). */
     public double megabytesPerSecond() {

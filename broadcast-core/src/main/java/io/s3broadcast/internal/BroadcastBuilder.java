@@ -36,6 +36,15 @@ public final class BroadcastBuilder implements Broadcast.Builder {
     Duration stallTimeout;
     ExecutorService executor;
     Ticker ticker;
+    String registry;
+    String nodeId;
+    java.net.InetSocketAddress listen;
+    String advertisedHost;
+    String groupName;
+    Integer expectNodes;
+    Duration expectTimeout;
+    Integer workSize;
+    Duration linger;
     ConfigSource config = ConfigSource.system();
 
     @Override
@@ -135,6 +144,64 @@ public final class BroadcastBuilder implements Broadcast.Builder {
             throw new IllegalArgumentException("stallTimeout must be > 0, was " + timeout);
         }
         this.stallTimeout = timeout;
+        return this;
+    }
+
+    @Override
+    public BroadcastBuilder registry(String spec) {
+        this.registry = Objects.requireNonNull(spec, "spec");
+        return this;
+    }
+
+    @Override
+    public BroadcastBuilder nodeId(String nodeId) {
+        if (nodeId.isBlank()) {
+            throw new IllegalArgumentException("nodeId must not be blank");
+        }
+        this.nodeId = nodeId;
+        return this;
+    }
+
+    @Override
+    public BroadcastBuilder listen(java.net.InetSocketAddress address) {
+        this.listen = Objects.requireNonNull(address, "address");
+        return this;
+    }
+
+    @Override
+    public BroadcastBuilder advertisedHost(String host) {
+        this.advertisedHost = Objects.requireNonNull(host, "host");
+        return this;
+    }
+
+    @Override
+    public BroadcastBuilder groupName(String name) {
+        this.groupName = Objects.requireNonNull(name, "name");
+        return this;
+    }
+
+    @Override
+    public BroadcastBuilder expectNodes(int nodes, Duration timeout) {
+        if (nodes < 0 || timeout.isNegative()) {
+            throw new IllegalArgumentException("expectNodes needs nodes >= 0 and a timeout >= 0, was " + nodes + ", " + timeout);
+        }
+        this.expectNodes = nodes;
+        this.expectTimeout = timeout;
+        return this;
+    }
+
+    @Override
+    public BroadcastBuilder workSize(int pieces) {
+        this.workSize = requirePositive(pieces, "workSize");
+        return this;
+    }
+
+    @Override
+    public BroadcastBuilder linger(Duration linger) {
+        if (linger.isNegative()) {
+            throw new IllegalArgumentException("linger must be >= 0, was " + linger);
+        }
+        this.linger = linger;
         return this;
     }
 

@@ -5,6 +5,8 @@ import io.s3broadcast.BroadcastException;
 import io.s3broadcast.FetchHandle;
 import io.s3broadcast.FetchListener;
 import io.s3broadcast.FetchRequest;
+import io.s3broadcast.spi.ClusterStrategy;
+import io.s3broadcast.spi.ClusterStrategyProvider;
 import io.s3broadcast.spi.ObjectSource;
 import io.s3broadcast.spi.ObjectSourceProvider;
 import java.util.ArrayList;
@@ -12,7 +14,11 @@ import java.util.Iterator;
 import java.util.List;
 import java.util.ServiceLoader;
 import java.util.Set;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ThreadFactory;
@@ -25,7 +31,10 @@ final class DefaultBroadcast implements Broadcast {
     private final ObjectSource source;
     private final ExecutorService executor;
     private final boolean ownsExecutor;
-    private final Set<FetchHandle> running = ConcurrentHashMap.newKeySet();
+    private final Set<NodeFetch> running = ConcurrentHashMap.newKeySet();
+    private final Set<NodeFetch> lingering = ConcurrentHashMap.newKeySet();
+    private ClusterStrategy cluster;
+    private boolean clusterLoaded;
     private volatile boolean closed;
 
     DefaultBroadcast(Settings settings) {
@@ -48,16 +57,41 @@ final class DefaultBroadcast implements Broadcast {
     public FetchHandle fetch(FetchRequest request) {
         List<FetchListener> listeners = new ArrayList<>(settings.listeners());
         listeners.addAll(request.listeners());
-        FlatTreeFetch fetch = new FlatTreeFetch(request, settings, source, executor,
+        ClusterStrategy clusterStrategy;
+        try {
+            clusterStrategy = request.strategy().orElse(settings.strategy()).isCluster() ? cluster() : null;
+        } catch (RuntimeException e) {
+            NodeFetch failed = new NodeFetch(request, settings, source, null, executor,
+                    new ProgressTracker(List.copyOf(listeners), settings.ticker()));
+            failed.fail(e);
+            return failed;
+        }
+        NodeFetch fetch = new NodeFetch(request, settings, source, clusterStrategy, executor,
                 new ProgressTracker(List.copyOf(listeners), settings.ticker()));
         if (closed) {
             fetch.fail(new BroadcastException("this Broadcast is closed; build a new one to fetch " + request));
             return fetch;
         }
         running.add(fetch);
-        fetch.completionFuture().whenComplete((r, e) -> running.remove(fetch));
+        lingering.add(fetch);
+        fetch.completionFuture().whenComplete((r, e) -> {
+            running.remove(fetch);
+            fetch.finished().whenComplete((v, x) -> lingering.remove(fetch));
+        });
         fetch.start();
         return fetch;
+    }
+
+    /** The cluster strategy, made on first use: it binds the peer server. Null when broadcast-p2p is absent. */
+    private synchronized ClusterStrategy cluster() {
+        if (!clusterLoaded) {
+            clusterLoaded = true;
+            Iterator<ClusterStrategyProvider> it = ServiceLoader.load(ClusterStrategyProvider.class).iterator();
+            if (it.hasNext()) {
+                cluster = it.next().create(settings.cluster(), source.client().orElse(null));
+            }
+        }
+        return cluster;
     }
 
     @Override
@@ -68,6 +102,20 @@ final class DefaultBroadcast implements Broadcast {
         closed = true;
         for (FetchHandle f : running) {
             f.cancel();
+        }
+        // Complete nodes keep serving slower peers for the linger time (ended early once every peer is done).
+        CompletableFuture<?>[] lingers = lingering.stream().map(NodeFetch::finished).toArray(CompletableFuture[]::new);
+        try {
+            CompletableFuture.allOf(lingers).get(settings.cluster().linger().toMillis() + 5_000, TimeUnit.MILLISECONDS);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        } catch (ExecutionException | TimeoutException e) {
+            // close anyway
+        }
+        synchronized (this) {
+            if (cluster != null) {
+                cluster.close();
+            }
         }
         source.close();
         if (ownsExecutor) {

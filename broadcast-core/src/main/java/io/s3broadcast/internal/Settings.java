@@ -3,7 +3,9 @@ package io.s3broadcast.internal;
 import com.google.common.base.Ticker;
 import io.s3broadcast.FetchListener;
 import io.s3broadcast.Strategy;
+import io.s3broadcast.spi.ClusterConfig;
 import io.s3broadcast.spi.SourceConfig;
+import java.net.InetSocketAddress;
 import java.net.URI;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -15,6 +17,7 @@ import software.amazon.awssdk.regions.Region;
 /** Every setting of a broadcast, resolved: explicit value, else system property, else environment, else default. */
 record Settings(
         SourceConfig source,
+        ClusterConfig cluster,
         Path destinationDirectory,
         Strategy strategy,
         int pieceSize,
@@ -30,6 +33,12 @@ record Settings(
     static final Duration DEFAULT_MAX_BACKOFF = Duration.ofSeconds(5);
     static final Duration DEFAULT_STALL_TIMEOUT = Duration.ofSeconds(15);
     static final String DEFAULT_HTTP_CLIENT = "netty";
+    static final int DEFAULT_WORK_SIZE = 16;
+    static final Duration DEFAULT_EXPECT_TIMEOUT = Duration.ofSeconds(60);
+    static final Duration DEFAULT_LINGER = Duration.ofSeconds(30);
+    static final Duration DEFAULT_CHOKE_INTERVAL = Duration.ofSeconds(10);
+    static final int DEFAULT_UNCHOKE_SLOTS = 4;
+    static final int DEFAULT_MAX_REQUESTS_PER_PEER = 8;
 
     static Settings resolve(BroadcastBuilder b) {
         ConfigSource c = b.config;
@@ -59,9 +68,54 @@ record Settings(
         if (rangeSize < pieceSize) {
             rangeSize = pieceSize;
         }
+        Ticker ticker = b.ticker != null ? b.ticker : Ticker.systemTicker();
+        ClusterConfig cluster = new ClusterConfig(
+                b.registry != null ? b.registry : c.string("registry").orElse(null),
+                b.nodeId != null ? b.nodeId : c.string("nodeId").orElseGet(Settings::defaultNodeId),
+                b.listen != null ? b.listen
+                        : c.parsed("listen", "host:port, e.g. 0.0.0.0:7070", Settings::parseHostPort)
+                                .orElse(new InetSocketAddress("0.0.0.0", 0)),
+                b.advertisedHost != null ? b.advertisedHost : c.string("advertisedHost").orElse(null),
+                b.groupName != null ? b.groupName : c.string("group").orElse(null),
+                b.expectNodes != null ? b.expectNodes
+                        : c.parsed("expectNodes", "a whole number >= 0", Integer::parseUnsignedInt).orElse(0),
+                b.expectTimeout != null ? b.expectTimeout : c.duration("expectTimeout").orElse(DEFAULT_EXPECT_TIMEOUT),
+                b.workSize != null ? b.workSize : c.positiveInt("workSize").orElse(DEFAULT_WORK_SIZE),
+                b.linger != null ? b.linger : c.duration("linger").orElse(DEFAULT_LINGER),
+                c.duration("chokeInterval").orElse(DEFAULT_CHOKE_INTERVAL),
+                c.positiveInt("unchokeSlots").orElse(DEFAULT_UNCHOKE_SLOTS),
+                c.positiveInt("maxRequestsPerPeer").orElse(DEFAULT_MAX_REQUESTS_PER_PEER),
+                ticker);
         SourceConfig source = new SourceConfig(b.client, endpoint, region, b.credentials, pathStyle, httpClient,
                 connections, rangeSize, maxAttempts, initialBackoff, maxBackoff, stallTimeout);
-        return new Settings(source, destination.toAbsolutePath(), strategy, pieceSize, List.copyOf(b.listeners),
-                b.executor, b.ticker != null ? b.ticker : Ticker.systemTicker());
+        return new Settings(source, cluster, destination.toAbsolutePath(), strategy, pieceSize, List.copyOf(b.listeners),
+                b.executor, ticker);
+    }
+
+    /** {@code host:port}, {@code [v6]:port} or {@code :port} (all interfaces). */
+    static InetSocketAddress parseHostPort(String text) {
+        int colon = text.lastIndexOf(':');
+        if (colon < 0) {
+            throw new IllegalArgumentException("no port in '" + text + "'");
+        }
+        String host = text.substring(0, colon);
+        if (host.startsWith("[") && host.endsWith("]")) {
+            host = host.substring(1, host.length() - 1);
+        }
+        int port = Integer.parseInt(text.substring(colon + 1));
+        if (port < 0 || port > 65535) {
+            throw new IllegalArgumentException("port " + port + " is outside 0-65535");
+        }
+        return new InetSocketAddress(host.isEmpty() ? "0.0.0.0" : host, port);
+    }
+
+    static String defaultNodeId() {
+        String host;
+        try {
+            host = java.net.InetAddress.getLocalHost().getHostName();
+        } catch (java.io.IOException e) {
+            host = "node";
+        }
+        return host + "-" + Long.toHexString(java.util.concurrent.ThreadLocalRandom.current().nextLong() >>> 40);
     }
 }

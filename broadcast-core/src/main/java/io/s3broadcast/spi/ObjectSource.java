@@ -22,6 +22,11 @@ public interface ObjectSource extends AutoCloseable {
      */
     CompletableFuture<Void> fetch(ObjectInfo object, PieceQueue pieces, PieceStore store, SourceListener listener);
 
+    /** The S3 client this source reads with, for components that share it (an {@code s3://} registry). */
+    default java.util.Optional<software.amazon.awssdk.services.s3.S3AsyncClient> client() {
+        return java.util.Optional.empty();
+    }
+
     @Override
     void close();
 }

@@ -38,6 +38,7 @@ public final class PieceStore implements Closeable {
     private final Bitfield have;
     private final int[] crc32c;
     private volatile boolean closed;
+    private volatile boolean committed;
 
     private PieceStore(Path destination, Path tempFile, PieceLayout layout, FileChannel channel) {
         this.destination = destination;
@@ -167,15 +168,18 @@ public final class PieceStore implements Closeable {
 
     /**
      * Makes the object visible at the destination: flushes it to stable storage, then renames it over the
-     * destination atomically. Every piece must be present.
+     * destination atomically. Every piece must be present. The file stays open, so peers can still be
+     * served from {@link #channel()} (a rename does not disturb an open file on POSIX systems); {@link #close()}
+     * releases it.
      */
     public synchronized Path commit() throws IOException {
         if (!have.isComplete()) {
             throw new IllegalStateException("cannot commit " + destination + ": " + have + " pieces present");
         }
+        if (committed || closed) {
+            throw new IllegalStateException("cannot commit " + destination + ": already " + (committed ? "committed" : "closed"));
+        }
         channel.force(true);
-        channel.close();
-        closed = true;
         try {
             Files.move(tempFile, destination, StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
         } catch (AtomicMoveNotSupportedException e) {
@@ -183,14 +187,26 @@ public final class PieceStore implements Closeable {
         } catch (FileAlreadyExistsException e) {
             throw new IOException(destination + " exists and is not a regular file that can be replaced", e);
         }
+        committed = true;
         forceDirectory(destination.getParent());
         return destination;
     }
 
-    /** Removes the temporary file. Idempotent; never throws (a file that cannot be deleted is logged). */
-    public void abort() {
+    /** True once {@link #commit()} put the object at its destination. */
+    public boolean isCommitted() {
+        return committed;
+    }
+
+    /**
+     * Removes the temporary file, unless the object was committed. Idempotent; never throws (a file that
+     * cannot be deleted is logged).
+     */
+    public synchronized void abort() {
         closeQuietly(channel);
         closed = true;
+        if (committed) {
+            return;
+        }
         try {
             Files.deleteIfExists(tempFile);
         } catch (IOException e) {
@@ -202,12 +218,10 @@ public final class PieceStore implements Closeable {
         return closed;
     }
 
-    /** Same as {@link #abort()} unless committed. */
+    /** Closes the file; removes it too unless it was committed. */
     @Override
     public void close() {
-        if (!closed) {
-            abort();
-        }
+        abort();
     }
 
     private static void forceDirectory(Path dir) {

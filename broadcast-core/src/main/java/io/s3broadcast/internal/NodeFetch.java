@@ -6,6 +6,9 @@ import io.s3broadcast.FetchHandle;
 import io.s3broadcast.FetchProgress;
 import io.s3broadcast.FetchRequest;
 import io.s3broadcast.Strategy;
+import io.s3broadcast.spi.ClusterRun;
+import io.s3broadcast.spi.ClusterStrategy;
+import io.s3broadcast.spi.ClusterTask;
 import io.s3broadcast.spi.ObjectInfo;
 import io.s3broadcast.spi.ObjectSource;
 import io.s3broadcast.spi.PieceLayout;
@@ -13,6 +16,7 @@ import io.s3broadcast.spi.PieceQueue;
 import io.s3broadcast.spi.PieceStore;
 import java.io.IOException;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.concurrent.CancellationException;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
@@ -20,11 +24,12 @@ import java.util.concurrent.Executor;
 import java.util.concurrent.ExecutionException;
 
 /**
- * The flat tree on one node: HEAD, check the destination, fetch every piece from S3 into a temporary file,
- * read it back to verify, then fsync and rename it into place. Any failure or cancellation removes the
- * temporary file; the future always completes.
+ * One node's fetch: HEAD, check the destination, fill a temporary file with every piece (from S3 alone for
+ * the flat tree, from S3 and peers for the cluster strategies), read it back to verify, then fsync and
+ * rename it into place. Any failure or cancellation removes the temporary file; the future always
+ * completes.
  */
-final class FlatTreeFetch implements FetchHandle {
+final class NodeFetch implements FetchHandle {
 
     private final FetchRequest request;
     private final Settings settings;
@@ -32,15 +37,22 @@ final class FlatTreeFetch implements FetchHandle {
     private final Executor executor;
     private final ProgressTracker tracker;
     private final CompletableFuture<CompletedFetch> result = new CompletableFuture<>();
+    private final Strategy strategy;
+    private final ClusterStrategy cluster;
     private volatile CompletableFuture<?> inFlight;
     private volatile PieceStore store;
+    private volatile ClusterRun clusterRun;
 
-    FlatTreeFetch(FetchRequest request, Settings settings, ObjectSource source, Executor executor, ProgressTracker tracker) {
+    /** @param cluster runs the cluster strategies; null when none is on the classpath */
+    NodeFetch(FetchRequest request, Settings settings, ObjectSource source, ClusterStrategy cluster, Executor executor,
+            ProgressTracker tracker) {
         this.request = request;
         this.settings = settings;
         this.source = source;
+        this.cluster = cluster;
         this.executor = executor;
         this.tracker = tracker;
+        this.strategy = request.strategy().orElse(settings.strategy());
         result.whenComplete((r, e) -> {
             if (e != null) {
                 cleanUp();
@@ -63,6 +75,15 @@ final class FlatTreeFetch implements FetchHandle {
         Path destination;
         try {
             destination = Destinations.resolve(request, settings.destinationDirectory());
+            if (strategy.isCluster() && cluster == null) {
+                throw new BroadcastException("strategy " + strategy + " needs the io.s3broadcast:broadcast-p2p"
+                        + " dependency on the classpath (or use FLAT_TREE)");
+            }
+            if (strategy.isCluster() && settings.cluster().registry() == null) {
+                throw new BroadcastException("strategy " + strategy + " needs a node registry: set"
+                        + " Broadcast.builder().registry(spec) or s3broadcast.registry, e.g. static:host:port,host:port,"
+                        + " s3://bucket/prefix or zk://host:port/path");
+            }
         } catch (RuntimeException e) {
             fail(e);
             return;
@@ -70,15 +91,7 @@ final class FlatTreeFetch implements FetchHandle {
         CompletableFuture<ObjectInfo> head = source.head(request.bucket(), request.key());
         inFlight = head;
         head.thenApplyAsync(info -> prepare(info, destination), executor)
-                .thenCompose(info -> {
-                    CompletableFuture<Void> fetch = source.fetch(info, PieceQueue.ofRange(0, store.layout().pieceCount()),
-                            store, tracker);
-                    inFlight = fetch;
-                    if (result.isDone()) {
-                        fetch.cancel(true);
-                    }
-                    return fetch.thenApply(v -> info);
-                })
+                .thenCompose(this::fill)
                 .thenApplyAsync(this::verifyAndCommit, executor)
                 .whenComplete((done, error) -> {
                     if (error != null) {
@@ -111,7 +124,31 @@ final class FlatTreeFetch implements FetchHandle {
         return info;
     }
 
-    private CompletedFetch verifyAndCommit(ObjectInfo info) {
+    /** Puts every piece in the store: from S3 alone, or through the cluster strategy. */
+    private CompletableFuture<Filled> fill(ObjectInfo info) {
+        CompletableFuture<Filled> filled;
+        if (strategy.isCluster()) {
+            ClusterRun run = cluster.start(new ClusterTask(strategy, info, store, source, tracker));
+            clusterRun = run;
+            filled = run.completion().thenApply(outcome -> new Filled(info, outcome));
+            inFlight = run.completion();
+        } else {
+            CompletableFuture<Void> fetch = source.fetch(info, PieceQueue.ofRange(0, store.layout().pieceCount()), store,
+                    tracker);
+            inFlight = fetch;
+            filled = fetch.thenApply(v -> new Filled(info, null));
+        }
+        if (result.isDone()) {
+            inFlight.cancel(true);
+        }
+        return filled;
+    }
+
+    private record Filled(ObjectInfo info, ClusterRun.Outcome outcome) {
+    }
+
+    private CompletedFetch verifyAndCommit(Filled filled) {
+        ObjectInfo info = filled.info();
         PieceStore s = store;
         try {
             boolean checked = ObjectVerifier.verify(s, info);
@@ -119,12 +156,36 @@ final class FlatTreeFetch implements FetchHandle {
                 throw new CancellationException();
             }
             Path path = s.commit();
-            return new CompletedFetch(path, info.bucket(), info.key(), info.eTag(), info.size(), Strategy.FLAT_TREE,
-                    tracker.elapsed(), tracker.bytesFromSource(), 0, checked);
+            closeStoreWhenRunFinishes();
+            Duration took = tracker.elapsed();
+            ClusterRun.Outcome o = filled.outcome();
+            if (o == null) {
+                return new CompletedFetch(path, info.bucket(), info.key(), info.eTag(), info.size(), strategy, took,
+                        tracker.bytesFromSource(), 0, checked, took, Duration.ZERO, 0);
+            }
+            return new CompletedFetch(path, info.bucket(), info.key(), info.eTag(), info.size(), strategy, took,
+                    tracker.bytesFromSource(), o.bytesFromPeers(), checked, o.phase1(), o.phase2(), o.piecesStolen());
         } catch (IOException e) {
             throw new BroadcastException("cannot write s3://" + info.bucket() + "/" + info.key() + " to "
                     + s.destination() + ": " + e, e);
         }
+    }
+
+    /** The store stays open while a cluster run lingers to serve peers from it; then it is closed. */
+    private void closeStoreWhenRunFinishes() {
+        PieceStore s = store;
+        ClusterRun run = clusterRun;
+        if (run == null) {
+            s.close();
+        } else {
+            run.finished().whenComplete((v, e) -> s.close());
+        }
+    }
+
+    /** Lingering run, if any, for {@code Broadcast.close()} to wait on. */
+    CompletableFuture<Void> finished() {
+        ClusterRun run = clusterRun;
+        return run == null ? CompletableFuture.completedFuture(null) : run.finished();
     }
 
     private void cleanUp() {
@@ -132,9 +193,8 @@ final class FlatTreeFetch implements FetchHandle {
         if (f != null) {
             f.cancel(true);
         }
-        PieceStore s = store;
-        if (s != null) {
-            s.close();
+        if (store != null) {
+            closeStoreWhenRunFinishes();
         }
     }
 
