@@ -2,6 +2,8 @@ package io.s3broadcast.bench;
 
 import io.s3broadcast.Broadcast;
 import io.s3broadcast.CompletedFetch;
+import io.s3broadcast.FetchListener;
+import io.s3broadcast.FetchProgress;
 import io.s3broadcast.FetchRequest;
 import java.nio.file.Path;
 import java.util.LinkedHashMap;
@@ -53,8 +55,11 @@ final class BroadcastMethod implements DownloadMethod {
     }
 
     @Override
-    public void download(String bucket, String key, Path destination) {
-        last = broadcast.fetch(FetchRequest.builder().bucket(bucket).key(key).destination(destination).build()).join();
+    public long download(String bucket, String key, Path destination) {
+        LastByte lastByte = new LastByte();
+        last = broadcast.fetch(FetchRequest.builder().bucket(bucket).key(key).destination(destination)
+                .addListener(lastByte).build()).join();
+        return lastByte.nanos != 0 ? lastByte.nanos : System.nanoTime();
     }
 
     /** {@code Broadcast.fetch} fsyncs the file and its directory before it renames the file into place. */
@@ -71,5 +76,17 @@ final class BroadcastMethod implements DownloadMethod {
     @Override
     public void close() {
         broadcast.close();
+    }
+
+    /** Notes when the last piece landed: the download is over, the read-back verification and commit begin. */
+    private static final class LastByte implements FetchListener {
+        volatile long nanos;
+
+        @Override
+        public void bytesTransferred(FetchProgress progress) {
+            if (progress.totalBytes() >= 0 && progress.transferredBytes() == progress.totalBytes()) {
+                nanos = System.nanoTime();
+            }
+        }
     }
 }

@@ -15,8 +15,13 @@ interface DownloadMethod extends AutoCloseable {
     /** The settings that shape its speed (client, connections, part size...), reported as they are. */
     Map<String, Object> settings();
 
-    /** Downloads {@code s3://bucket/key} to {@code destination} (which does not exist) and returns when it is there. */
-    void download(String bucket, String key, Path destination) throws Exception;
+    /**
+     * Downloads {@code s3://bucket/key} to {@code destination} (which does not exist) and returns when it is there.
+     *
+     * @return the {@link System#nanoTime()} at which the object's last byte was in the file, before whatever
+     *     verification, fsync or rename the method does after that
+     */
+    long download(String bucket, String key, Path destination) throws Exception;
 
     /** Whether {@link #download} returns only once the file is durable (fsynced), so the bench must not add one. */
     default boolean syncsToDisk() {

@@ -32,8 +32,9 @@ final class GetObjectMethod implements DownloadMethod {
     }
 
     @Override
-    public void download(String bucket, String key, Path destination) {
+    public long download(String bucket, String key, Path destination) {
         client.getObject(b -> b.bucket(bucket).key(key), AsyncResponseTransformer.toFile(destination)).join();
+        return System.nanoTime();
     }
 
     @Override

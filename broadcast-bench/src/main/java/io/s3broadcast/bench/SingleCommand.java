@@ -244,23 +244,20 @@ final class SingleCommand implements Callable<Integer> {
         Files.deleteIfExists(file);
         try {
             long started = System.nanoTime();
-            method.download(testbed.bucket(), testbed.key(), file);
-            long downloaded = System.nanoTime();
+            long lastByte = method.download(testbed.bucket(), testbed.key(), file);
             if (fsync && !method.syncsToDisk()) {
                 Durability.fsync(file);
             }
             double seconds = (System.nanoTime() - started) / 1e9;
-            Double beforeFsync = method.syncsToDisk() ? null : (downloaded - started) / 1e9;
+            double toLastByte = (lastByte - started) / 1e9;
             String sha = Sha256.of(file);
             boolean match = sha.equals(testbed.sha256());
             double rate = testbed.size() / 1e6 / seconds;
-            LOG.info("{} {}: {} s, {} MB/s{}, sha256 {}", method.name(), label,
+            LOG.info("{} {}: {} s, {} MB/s, last byte after {} s, sha256 {}", method.name(), label,
                     String.format(Locale.ROOT, "%.3f", seconds), String.format(Locale.ROOT, "%.1f", rate),
-                    beforeFsync == null || !fsync ? ""
-                            : String.format(Locale.ROOT, " (%.3f s before fsync)", beforeFsync),
-                    match ? "ok" : "MISMATCH " + sha);
+                    String.format(Locale.ROOT, "%.3f", toLastByte), match ? "ok" : "MISMATCH " + sha);
             if (into != null) {
-                into.record(trial, seconds, beforeFsync, rate, match,
+                into.record(trial, seconds, toLastByte, rate, match,
                         match ? null : "sha256 " + sha + " != " + testbed.sha256());
             }
         } catch (Exception e) {
@@ -298,16 +295,16 @@ final class SingleCommand implements Callable<Integer> {
         out.printf(Locale.ROOT, "%nsingle: %s (sha256 from %s) on %s %s, %d trial(s) after %d warm-up round(s)%n",
                 ByteSize.format(report.size()), report.sha256Source(), report.server(), report.endpoint(),
                 report.trials(), report.warmup());
-        out.printf(Locale.ROOT, "times %s%n%n", report.fsync()
-                ? "end when the file is durable: ours fsyncs itself, the others get an fsync from the bench"
-                : "end when each method returns (--no-fsync): only ours fsyncs");
-        out.printf(Locale.ROOT, "%-16s %5s %9s %9s %12s  %s%n", "method", "trial", "seconds", "MB/s", "pre-fsync s",
+        out.printf(Locale.ROOT, "seconds: until the file is durable and verified where the method verifies (%s);%n"
+                + "last byte: until the last byte was in the file, before verification, fsync and rename%n%n",
+                report.fsync() ? "the bench fsyncs for the methods that do not" : "--no-fsync: only ours fsyncs");
+        out.printf(Locale.ROOT, "%-16s %5s %9s %9s %11s  %s%n", "method", "trial", "seconds", "MB/s", "last byte",
                 "sha256 ok");
         report.methods().forEach((name, r) -> {
             for (int t = 0; t < report.trials(); t++) {
                 Double s = r.seconds().get(t);
                 Double rate = r.rates().get(t);
-                Double pre = r.secondsBeforeFsync().get(t);
+                Double pre = r.secondsToLastByte().get(t);
                 out.printf(Locale.ROOT, "%-16s %5d %9s %9s %12s  %s%n", name, t + 1,
                         s == null ? "-" : String.format(Locale.ROOT, "%.3f", s),
                         rate == null ? "-" : String.format(Locale.ROOT, "%.1f", rate),
@@ -360,7 +357,7 @@ final class SingleCommand implements Callable<Integer> {
     private static final class Results {
         final Map<String, Object> settings = new LinkedHashMap<>();
         final Double[] seconds;
-        final Double[] beforeFsync;
+        final Double[] toLastByte;
         final Double[] rates;
         final Boolean[] matches;
         final List<String> errors = new ArrayList<>();
@@ -368,14 +365,14 @@ final class SingleCommand implements Callable<Integer> {
 
         Results(int trials) {
             seconds = new Double[trials];
-            beforeFsync = new Double[trials];
+            toLastByte = new Double[trials];
             rates = new Double[trials];
             matches = new Boolean[trials];
         }
 
-        void record(int trial, Double s, Double sBeforeFsync, Double rate, boolean match, String error) {
+        void record(int trial, Double s, Double sToLastByte, Double rate, boolean match, String error) {
             seconds[trial] = s == null ? null : round(s, 3);
-            beforeFsync[trial] = sBeforeFsync == null ? null : round(sBeforeFsync, 3);
+            toLastByte[trial] = sToLastByte == null ? null : round(sToLastByte, 3);
             rates[trial] = rate == null ? null : round(rate, 2);
             matches[trial] = s == null ? null : match;
             allMatch &= match;
@@ -389,7 +386,7 @@ final class SingleCommand implements Callable<Integer> {
             Double median = ok.length == 0 ? null
                     : round(ok.length % 2 == 1 ? ok[ok.length / 2] : (ok[ok.length / 2 - 1] + ok[ok.length / 2]) / 2, 2);
             boolean match = allMatch && errors.isEmpty() && ok.length == seconds.length;
-            return new SingleReport.MethodReport(settings, Arrays.asList(seconds), Arrays.asList(beforeFsync),
+            return new SingleReport.MethodReport(settings, Arrays.asList(seconds), Arrays.asList(toLastByte),
                     Arrays.asList(rates), median,
                     Arrays.asList(matches), match, errors);
         }

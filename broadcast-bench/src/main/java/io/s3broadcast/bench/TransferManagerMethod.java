@@ -58,13 +58,14 @@ final class TransferManagerMethod implements DownloadMethod {
     }
 
     @Override
-    public void download(String bucket, String key, Path destination) {
+    public long download(String bucket, String key, Path destination) {
         transferManager.downloadFile(DownloadFileRequest.builder()
                         .getObjectRequest(b -> b.bucket(bucket).key(key))
                         .destination(destination)
                         .build())
                 .completionFuture()
                 .join();
+        return System.nanoTime();
     }
 
     @Override

@@ -1,0 +1,88 @@
+package io.s3broadcast.bench;
+
+import io.s3broadcast.Strategy;
+import java.net.InetSocketAddress;
+import java.time.Duration;
+import java.util.Locale;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import picocli.CommandLine.ITypeConverter;
+import picocli.CommandLine.TypeConversionException;
+
+/** picocli converters for the values the cluster commands take: durations, strategies, {@code host:port}. */
+final class Converters {
+
+    private Converters() {
+    }
+
+    /** {@code 500ms}, {@code 30s}, {@code 2m}, {@code 1h}, a bare number of seconds, or ISO-8601 {@code PT30S}. */
+    static final class DurationConverter implements ITypeConverter<Duration> {
+        private static final Pattern DURATION = Pattern.compile("(\\d+)\\s*(ms|s|m|h)?");
+
+        @Override
+        public Duration convert(String value) {
+            String t = value.trim();
+            if (t.toUpperCase(Locale.ROOT).startsWith("P")) {
+                try {
+                    return Duration.parse(t);
+                } catch (RuntimeException e) {
+                    throw new TypeConversionException("'" + value + "' is not an ISO-8601 duration");
+                }
+            }
+            Matcher m = DURATION.matcher(t.toLowerCase(Locale.ROOT));
+            if (!m.matches()) {
+                throw new TypeConversionException("'" + value + "' is not a duration: write e.g. 500ms, 30s, 2m or PT30S");
+            }
+            long n = Long.parseLong(m.group(1));
+            String unit = m.group(2) == null ? "s" : m.group(2);
+            return switch (unit) {
+                case "ms" -> Duration.ofMillis(n);
+                case "m" -> Duration.ofMinutes(n);
+                case "h" -> Duration.ofHours(n);
+                default -> Duration.ofSeconds(n);
+            };
+        }
+    }
+
+    /** {@code flat}, {@code flat-tree}, {@code non-steal}, {@code steal}, {@code overlap}, any case. */
+    static final class StrategyConverter implements ITypeConverter<Strategy> {
+        @Override
+        public Strategy convert(String value) {
+            try {
+                return Strategy.parse(value);
+            } catch (IllegalArgumentException e) {
+                throw new TypeConversionException(e.getMessage());
+            }
+        }
+    }
+
+    /** {@code host:port}, {@code [v6]:port}, or {@code :port} for every interface. */
+    static final class HostPortConverter implements ITypeConverter<InetSocketAddress> {
+        @Override
+        public InetSocketAddress convert(String value) {
+            int colon = value.lastIndexOf(':');
+            if (colon < 0) {
+                throw new TypeConversionException("'" + value + "' has no port: write host:port, e.g. 0.0.0.0:7070");
+            }
+            String host = value.substring(0, colon);
+            if (host.startsWith("[") && host.endsWith("]")) {
+                host = host.substring(1, host.length() - 1);
+            }
+            int port;
+            try {
+                port = Integer.parseInt(value.substring(colon + 1));
+            } catch (NumberFormatException e) {
+                throw new TypeConversionException("'" + value + "' has no numeric port");
+            }
+            if (port < 0 || port > 65535) {
+                throw new TypeConversionException("port " + port + " is outside 0-65535");
+            }
+            return new InetSocketAddress(host.isEmpty() ? "0.0.0.0" : host, port);
+        }
+    }
+
+    /** Lower-case, dashed name as users write it: {@code non-steal}, {@code flat-tree}. */
+    static String name(Strategy strategy) {
+        return strategy.name().toLowerCase(Locale.ROOT).replace('_', '-');
+    }
+}

@@ -1,0 +1,252 @@
+package io.s3broadcast.bench;
+
+import io.s3broadcast.Broadcast;
+import io.s3broadcast.CompletedFetch;
+import io.s3broadcast.FetchHandle;
+import io.s3broadcast.FetchListener;
+import io.s3broadcast.FetchRequest;
+import io.s3broadcast.Strategy;
+import io.s3broadcast.registry.NodeInfo;
+import io.s3broadcast.testkit.proxy.FaultProxy;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
+import java.net.ServerSocket;
+import java.net.URI;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CancellationException;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import java.util.function.IntFunction;
+import java.util.stream.Collectors;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * N nodes of a broadcast in this JVM: N {@link Broadcast} instances, each with its own S3 client, directory, node id
+ * and loopback peer port, all listed in one static registry and expecting N nodes. One {@link #run} is one trial: all
+ * nodes start together, and each node's completion time is taken from that common start.
+ *
+ * <p>A node can be given its own S3 endpoint: a {@link FaultProxy} in front of the server whose every connection's
+ * responses are limited to a rate ({@code --throttle-node}, {@code --node-rate}), so one node's S3 is slower than the
+ * others'.
+ */
+final class LocalCluster {
+
+    private static final Logger LOG = LoggerFactory.getLogger(LocalCluster.class);
+    private static final String LOOPBACK = "127.0.0.1";
+
+    /**
+     * @param nodes how many nodes
+     * @param strategy the strategy every node uses
+     * @param tuning transfer settings of every node
+     * @param throttleNode index of the node whose S3 connections get {@code throttleRate}, or -1
+     * @param throttleRate bytes per second per S3 connection of the throttled node
+     * @param nodeRate bytes per second per S3 connection of every other node; 0 for a direct, unlimited connection
+     * @param expectTimeout how long nodes wait for each other to join
+     * @param timeout how long a trial may take before the nodes still running are cancelled
+     */
+    record Options(int nodes, Strategy strategy, NodeTuning tuning, int throttleNode, long throttleRate, long nodeRate,
+            Duration expectTimeout, Duration timeout) {
+
+        Options {
+            if (nodes < 1) {
+                throw new IllegalArgumentException("a cluster needs at least one node");
+            }
+            if (throttleNode >= nodes) {
+                throw new IllegalArgumentException("--throttle-node " + throttleNode + " is not one of nodes 0-" + (nodes - 1));
+            }
+        }
+
+        Options withStrategy(Strategy s) {
+            return new Options(nodes, s, tuning, throttleNode, throttleRate, nodeRate, expectTimeout, timeout);
+        }
+
+        long rateOf(int node) {
+            return node == throttleNode ? throttleRate : nodeRate;
+        }
+    }
+
+    private LocalCluster() {
+    }
+
+    /**
+     * Runs one trial: every node fetches {@code testbed}'s object into its own directory under {@code workDir}; then
+     * each file's SHA-256 is checked against the object's and the file is deleted.
+     *
+     * @param listeners a listener for node i, or null
+     */
+    static ClusterTrial run(Testbed testbed, Options options, Path workDir, int trial, IntFunction<FetchListener> listeners)
+            throws IOException, InterruptedException {
+        int n = options.nodes();
+        Path trialDir = Files.createDirectories(workDir.resolve(Converters.name(options.strategy()) + "-" + trial));
+        List<FaultProxy> proxies = new ArrayList<>();
+        List<Broadcast> broadcasts = new ArrayList<>();
+        try {
+            List<Integer> ports = options.strategy().isCluster() ? freePorts(n) : List.of();
+            String registry = "static:" + ports.stream().map(p -> LOOPBACK + ":" + p).collect(Collectors.joining(","));
+            List<String> ids = new ArrayList<>();
+            List<Path> files = new ArrayList<>();
+            for (int i = 0; i < n; i++) {
+                Endpoint endpoint = testbed.endpoint();
+                long rate = options.rateOf(i);
+                if (rate > 0) {
+                    FaultProxy proxy = FaultProxy.builder(upstreamOf(endpoint.uri())).perConnectionResponseRate(rate).start();
+                    proxies.add(proxy);
+                    endpoint = new Endpoint(endpoint.kind(), endpoint.server(), proxy.endpoint(), endpoint.region(),
+                            endpoint.credentials(), endpoint.pathStyle());
+                }
+                Path dir = Files.createDirectories(trialDir.resolve("node-" + i));
+                String id = options.strategy().isCluster() ? NodeInfo.idFor(LOOPBACK, ports.get(i)) : "node-" + i;
+                Broadcast.Builder builder = endpoint.configure(Broadcast.builder()).destinationDirectory(dir)
+                        .strategy(options.strategy()).nodeId(id);
+                if (options.strategy().isCluster()) {
+                    builder.registry(registry)
+                            .listen(new InetSocketAddress(LOOPBACK, ports.get(i)))
+                            .advertisedHost(LOOPBACK)
+                            .expectNodes(n, options.expectTimeout());
+                }
+                options.tuning().applyTo(builder);
+                broadcasts.add(builder.build());
+                ids.add(id);
+                files.add(dir.resolve(NodeCommand.fileName(testbed.key())));
+            }
+
+            List<CompletableFuture<CompletedFetch>> futures = new ArrayList<>();
+            long[] ended = new long[n];
+            long start = System.nanoTime();
+            for (int i = 0; i < n; i++) {
+                FetchRequest.Builder request = FetchRequest.builder().bucket(testbed.bucket()).key(testbed.key())
+                        .destination(files.get(i));
+                FetchListener listener = listeners != null ? listeners.apply(i) : null;
+                if (listener != null) {
+                    request.addListener(listener);
+                }
+                FetchHandle handle = broadcasts.get(i).fetch(request.build());
+                int node = i;
+                // join() on the future whenComplete returns happens after ended[node] is written.
+                futures.add(handle.completionFuture().whenComplete((r, e) -> ended[node] = System.nanoTime()));
+            }
+            awaitAll(futures, options.timeout());
+
+            List<NodeResult> results = new ArrayList<>();
+            for (int i = 0; i < n; i++) {
+                results.add(result(i, ids.get(i), options.throttleNode() == i, futures.get(i), start, ended[i],
+                        testbed.sha256()));
+            }
+            closeAll(broadcasts);
+            broadcasts.clear();
+            for (Path f : files) {
+                Files.deleteIfExists(f);
+            }
+            return ClusterTrial.of(trial, results, testbed.size());
+        } finally {
+            closeAll(broadcasts);
+            for (FaultProxy p : proxies) {
+                p.close();
+            }
+            deleteTree(trialDir);
+        }
+    }
+
+    private static NodeResult result(int node, String id, boolean throttled, CompletableFuture<CompletedFetch> future,
+            long start, long ended, String sha256) {
+        CompletedFetch done;
+        try {
+            done = future.join();
+        } catch (CompletionException | CancellationException e) {
+            Throwable cause = e instanceof CompletionException && e.getCause() != null ? e.getCause() : e;
+            LOG.warn("node {} ({}) failed: {}", node, id, cause.toString());
+            return new NodeResult(node, id, throttled, null, null, null, null, null, null, null, false, cause.toString());
+        }
+        boolean match;
+        try {
+            match = Sha256.of(done.path()).equals(sha256);
+        } catch (IOException e) {
+            throw new UncheckedIOException("cannot read back node " + node + "'s file " + done.path(), e);
+        }
+        return new NodeResult(node, id, throttled, SingleCommand.round((ended - start) / 1e9, 3),
+                NodeCommand.seconds(done.duration()), NodeCommand.seconds(done.phase1()), NodeCommand.seconds(done.phase2()),
+                done.bytesFromS3(), done.bytesFromPeers(), done.piecesStolen(), match, null);
+    }
+
+    /** Waits for every fetch; past {@code timeout}, cancels those still running. */
+    private static void awaitAll(List<CompletableFuture<CompletedFetch>> futures, Duration timeout)
+            throws InterruptedException {
+        CompletableFuture<Void> all = CompletableFuture.allOf(futures.toArray(CompletableFuture[]::new));
+        try {
+            all.get(timeout.toMillis(), TimeUnit.MILLISECONDS);
+        } catch (ExecutionException e) {
+            // a node failed; its result says why, and the others are still awaited
+            try {
+                all.handle((v, x) -> null).get(timeout.toMillis(), TimeUnit.MILLISECONDS);
+            } catch (ExecutionException | TimeoutException again) {
+                cancelRunning(futures, timeout);
+            }
+        } catch (TimeoutException e) {
+            cancelRunning(futures, timeout);
+        }
+    }
+
+    private static void cancelRunning(List<CompletableFuture<CompletedFetch>> futures, Duration timeout) {
+        LOG.warn("trial still running after {}: cancelling the nodes not done", timeout);
+        futures.forEach(f -> f.cancel(true));
+    }
+
+    /** Closes every broadcast at once: each close waits while its node lingers to serve the others. */
+    private static void closeAll(List<Broadcast> broadcasts) {
+        CompletableFuture<?>[] closing = broadcasts.stream()
+                .map(b -> CompletableFuture.runAsync(b::close, runnable -> {
+                    Thread t = new Thread(runnable, "close-node");
+                    t.setDaemon(true);
+                    t.start();
+                }))
+                .toArray(CompletableFuture[]::new);
+        CompletableFuture.allOf(closing).exceptionally(e -> {
+            LOG.warn("closing a node failed: {}", e.toString());
+            return null;
+        }).join();
+    }
+
+    /** {@code n} distinct free loopback ports, held open together while they are picked. */
+    static List<Integer> freePorts(int n) throws IOException {
+        List<ServerSocket> sockets = new ArrayList<>();
+        try {
+            for (int i = 0; i < n; i++) {
+                ServerSocket s = new ServerSocket(0, 1, InetAddress.getByName(LOOPBACK));
+                sockets.add(s);
+            }
+            return sockets.stream().map(ServerSocket::getLocalPort).toList();
+        } finally {
+            for (ServerSocket s : sockets) {
+                s.close();
+            }
+        }
+    }
+
+    private static InetSocketAddress upstreamOf(URI uri) {
+        if (uri == null || !"http".equalsIgnoreCase(uri.getScheme())) {
+            throw new IllegalArgumentException("throttling needs a plain http:// endpoint, not " + uri);
+        }
+        return new InetSocketAddress(uri.getHost(), uri.getPort() > 0 ? uri.getPort() : 80);
+    }
+
+    private static void deleteTree(Path dir) throws IOException {
+        if (!Files.exists(dir)) {
+            return;
+        }
+        try (var paths = Files.walk(dir)) {
+            for (Path p : paths.sorted(java.util.Comparator.reverseOrder()).toList()) {
+                Files.deleteIfExists(p);
+            }
+        }
+    }
+}

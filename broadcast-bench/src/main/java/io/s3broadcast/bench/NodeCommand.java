@@ -1,0 +1,209 @@
+package io.s3broadcast.bench;
+
+import io.s3broadcast.Broadcast;
+import io.s3broadcast.CompletedFetch;
+import io.s3broadcast.FetchRequest;
+import io.s3broadcast.Strategy;
+import java.io.PrintWriter;
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
+import java.net.URI;
+import java.net.UnknownHostException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.Locale;
+import java.util.concurrent.Callable;
+import java.util.concurrent.CompletionException;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.ParameterException;
+import picocli.CommandLine.Spec;
+import software.amazon.awssdk.regions.Region;
+
+/** {@code node}: one real node of a cluster broadcast, as run on each machine of a fleet. */
+@Command(name = "node",
+        mixinStandardHelpOptions = true,
+        sortOptions = false,
+        headerHeading = "%n",
+        header = "Be one node of a cluster broadcast: fetch one object with the others, verify it, report.",
+        description = {
+            "%nRun this on every machine with the same --registry (and --bucket, --key, --strategy). Each node reads"
+                    + " its share from S3 and the rest from the other nodes, puts the object in --out, checks its"
+                    + " SHA-256 and ends with one JSON line. After the JSON line it keeps serving peers that are not"
+                    + " done, for up to --linger, then exits. Credentials come from the SDK's default chain"
+                    + " (e.g. AWS_ACCESS_KEY_ID, AWS_SECRET_ACCESS_KEY); the region from --region or AWS_REGION.",
+        },
+        footerHeading = "%nExample (on each of two machines, with its own --listen):%n",
+        footer = "  java -jar broadcast-bench.jar node --endpoint http://10.0.0.9:9000 --bucket b --key big.bin --out /data \\%n"
+                + "      --registry static:10.0.0.1:7070,10.0.0.2:7070 --listen 10.0.0.1:7070 --expect 2")
+final class NodeCommand implements Callable<Integer> {
+
+    private static final Logger LOG = LoggerFactory.getLogger(NodeCommand.class);
+
+    @Spec
+    CommandSpec spec;
+
+    @Option(names = "--endpoint", paramLabel = "URL", description = "S3 endpoint (default: AWS S3 of the region).")
+    URI endpoint;
+
+    @Option(names = "--region", description = "Signing region (default: the SDK's region chain, e.g. AWS_REGION).")
+    String region;
+
+    @Option(names = "--path-style", arity = "1", paramLabel = "true|false",
+            description = "Path-style addressing (default: true when --endpoint is set).")
+    Boolean pathStyle;
+
+    @Option(names = "--bucket", required = true, description = "Bucket of the object.")
+    String bucket;
+
+    @Option(names = "--key", required = true, description = "Key of the object.")
+    String key;
+
+    @Option(names = "--out", required = true, paramLabel = "DIR",
+            description = "Directory the object goes into, named after the key's last segment.")
+    Path out;
+
+    @Option(names = "--registry", paramLabel = "SPEC",
+            description = "How nodes find each other: static:host:port,host:port, s3://bucket/prefix or"
+                    + " zk://host:port/path. Needed by every strategy but flat.")
+    String registry;
+
+    @Option(names = "--listen", paramLabel = "HOST:PORT", converter = Converters.HostPortConverter.class,
+            description = "Address the peer server binds, e.g. 0.0.0.0:7070 (default: Broadcast's, any free port).")
+    InetSocketAddress listen;
+
+    @Option(names = "--advertised-host", paramLabel = "HOST",
+            description = "Host the other nodes reach this one at (default: chosen among this host's interfaces).")
+    String advertisedHost;
+
+    @Option(names = "--node-id", paramLabel = "ID",
+            description = "This node's id, unique in the group (default: host name and listen port, e.g. web-3-7070).")
+    String nodeId;
+
+    @Option(names = "--group", paramLabel = "NAME", description = "Separates broadcasts of the same object.")
+    String group;
+
+    @Option(names = "--expect", paramLabel = "N",
+            description = "Wait for N nodes (this one included) to join before starting (default: Broadcast's).")
+    Integer expect;
+
+    @Option(names = "--expect-timeout", paramLabel = "DURATION", converter = Converters.DurationConverter.class,
+            defaultValue = "2m", description = "How long to wait for them; then start with who is there (default: ${DEFAULT-VALUE}).")
+    Duration expectTimeout;
+
+    @Option(names = "--strategy", paramLabel = "flat|non-steal|steal|overlap",
+            converter = Converters.StrategyConverter.class, defaultValue = "steal",
+            description = "How the nodes share the work (default: ${DEFAULT-VALUE}).")
+    Strategy strategy;
+
+    @Mixin
+    NodeTuning tuning;
+
+    @Override
+    public Integer call() throws Exception {
+        double loadBefore = Machine.loadAverage();
+        if (strategy.isCluster() && (registry == null || registry.isBlank())) {
+            throw new ParameterException(spec.commandLine(), "--registry is needed for strategy "
+                    + Converters.name(strategy) + " (only flat runs without one)");
+        }
+        if (expect != null && expect < 1) {
+            throw new ParameterException(spec.commandLine(), "--expect must be at least 1");
+        }
+        String id = nodeId != null ? nodeId : defaultNodeId(listen);
+        Path dir = Files.createDirectories(out);
+        Broadcast.Builder builder = Broadcast.builder().destinationDirectory(dir).strategy(strategy).nodeId(id);
+        if (endpoint != null) {
+            builder.endpoint(endpoint);
+        }
+        if (region != null) {
+            builder.region(Region.of(region));
+        }
+        if (pathStyle != null) {
+            builder.pathStyle(pathStyle);
+        }
+        if (registry != null) {
+            builder.registry(registry);
+        }
+        if (listen != null) {
+            builder.listen(listen);
+        }
+        if (advertisedHost != null) {
+            builder.advertisedHost(advertisedHost);
+        }
+        if (group != null) {
+            builder.groupName(group);
+        }
+        if (expect != null) {
+            builder.expectNodes(expect, expectTimeout);
+        }
+        tuning.applyTo(builder);
+
+        PrintWriter stdout = spec.commandLine().getOut();
+        String listenText = listen != null ? listen.getHostString() + ":" + listen.getPort() : null;
+        try (Broadcast broadcast = builder.build()) {
+            NodeReport report;
+            try {
+                CompletedFetch done = broadcast.fetch(FetchRequest.builder().bucket(bucket).key(key)
+                        .destination(dir.resolve(fileName(key))).build()).join();
+                String sha256 = Sha256.of(done.path());
+                report = new NodeReport("node", id, done.strategy().name(), registry, listenText, bucket, key,
+                        done.eTag(), done.path().toAbsolutePath().toString(), done.size(), sha256, done.bytesFromS3(),
+                        done.bytesFromPeers(), seconds(done.duration()), seconds(done.phase1()), seconds(done.phase2()),
+                        done.piecesStolen(), SingleCommand.round(done.megabytesPerSecond(), 2), done.checksumVerified(),
+                        tuning.describe(), null, Machine.current(loadBefore));
+                print(stdout, report);
+            } catch (RuntimeException e) {
+                // join() throws the fetch's BroadcastException (or CancellationException) as it is.
+                Throwable cause = e instanceof CompletionException && e.getCause() != null ? e.getCause() : e;
+                LOG.error("node {}: the fetch of s3://{}/{} failed", id, bucket, key, cause);
+                report = new NodeReport("node", id, strategy.name(), registry, listenText, bucket, key, null, null,
+                        null, null, null, null, null, null, null, null, null, null, tuning.describe(),
+                        String.valueOf(cause), Machine.current(loadBefore));
+            }
+            stdout.println(Json.line(report));
+            stdout.flush();
+            if (report.error() == null) {
+                LOG.info("node {}: done; serving peers that are not done for up to the linger time", id);
+            }
+            return report.error() == null ? 0 : 1;
+        }
+    }
+
+    static double seconds(Duration d) {
+        return d == null ? 0 : SingleCommand.round(d.toNanos() / 1e9, 3);
+    }
+
+    /** The last segment of the key, as Broadcast names the file by default. */
+    static Path fileName(String key) {
+        String name = key.substring(key.lastIndexOf('/') + 1);
+        return Path.of(name.isEmpty() ? "object" : name);
+    }
+
+    private static String defaultNodeId(InetSocketAddress listen) {
+        String host;
+        try {
+            host = InetAddress.getLocalHost().getHostName();
+        } catch (UnknownHostException e) {
+            host = "node";
+        }
+        String id = host.replaceAll("[^A-Za-z0-9_:-]", "-");
+        return listen != null && listen.getPort() != 0 ? id + "-" + listen.getPort() : id;
+    }
+
+    private static void print(PrintWriter out, NodeReport r) {
+        out.printf(Locale.ROOT, "%nnode %s fetched s3://%s/%s (%s)%n", r.nodeId(), r.bucket(), r.key(), r.strategy());
+        out.printf(Locale.ROOT, "  path               %s%n", r.path());
+        out.printf(Locale.ROOT, "  bytes              %d (%s)%n", r.size(), ByteSize.format(r.size()));
+        out.printf(Locale.ROOT, "  seconds            %.3f (phase 1 %.3f, phase 2 %.3f)%n", r.seconds(), r.phase1Seconds(),
+                r.phase2Seconds());
+        out.printf(Locale.ROOT, "  bytes from S3      %d%n", r.bytesFromS3());
+        out.printf(Locale.ROOT, "  bytes from peers   %d%n", r.bytesFromPeers());
+        out.printf(Locale.ROOT, "  pieces stolen      %d%n", r.piecesStolen());
+        out.printf(Locale.ROOT, "  sha256             %s%n", r.sha256());
+    }
+}

@@ -1,0 +1,59 @@
+package io.s3broadcast.bench;
+
+import com.fasterxml.jackson.annotation.JsonPropertyOrder;
+import java.util.Map;
+
+/**
+ * The JSON line of {@code node}; every field is described in {@code docs/bench.md}. Fields about the fetched file are
+ * null when the fetch failed ({@code error} then says why).
+ *
+ * @param command always {@code node}
+ * @param nodeId this node's id as configured
+ * @param strategy the strategy asked for
+ * @param registry the registry spec
+ * @param listen the address the peer server was asked to bind
+ * @param bucket the object's bucket
+ * @param key the object's key
+ * @param eTag the ETag of the version fetched
+ * @param path where the object was put
+ * @param size object size in bytes
+ * @param sha256 SHA-256 of the file on disk, computed by the bench after the fetch (untimed)
+ * @param bytesFromS3 bytes this node read from S3, retries included
+ * @param bytesFromPeers bytes this node received from other nodes
+ * @param seconds the fetch's duration, from the call to the file in place
+ * @param phase1Seconds time in phase 1 (this node's share from S3)
+ * @param phase2Seconds time from the end of phase 1 to the last piece
+ * @param piecesStolen pieces this node fetched from S3 in works it took from other nodes
+ * @param rate MB/s (10^6 bytes per second) over the fetch
+ * @param checksumVerified whether the whole file was checked against S3's own checksum
+ * @param settings transfer settings ({@code "default"} where Broadcast's default applied)
+ * @param error why the fetch failed, or null
+ * @param machine what it ran on
+ */
+@JsonPropertyOrder({"command", "nodeId", "strategy", "registry", "listen", "bucket", "key", "eTag", "path", "size",
+        "sha256", "bytesFromS3", "bytesFromPeers", "seconds", "phase1Seconds", "phase2Seconds", "piecesStolen", "rate",
+        "checksumVerified", "settings", "error", "machine"})
+record NodeReport(
+        String command,
+        String nodeId,
+        String strategy,
+        String registry,
+        String listen,
+        String bucket,
+        String key,
+        String eTag,
+        String path,
+        Long size,
+        String sha256,
+        Long bytesFromS3,
+        Long bytesFromPeers,
+        Double seconds,
+        Double phase1Seconds,
+        Double phase2Seconds,
+        Integer piecesStolen,
+        Double rate,
+        Boolean checksumVerified,
+        Map<String, Object> settings,
+        String error,
+        Machine machine) {
+}
