@@ -15,10 +15,10 @@ import software.amazon.awssdk.core.exception.SdkClientException;
 import software.amazon.awssdk.core.exception.SdkServiceException;
 
 /**
- * Sorts a failed S3 request into what to do about it, and words the error a caller sees. Retried: 5xx,
- * 429, {@code SlowDown}, {@code RequestTimeout}, I/O errors (connection reset or refused, timeouts), and
- * our own {@link TransientReadException} (stalled or truncated bodies). Not retried: 412 (the object
- * changed), 404, 403 and the credential errors, any other 4xx, and failures of the local side (the store
+ * Sorts a failed S3 request into what to do about it, and words the error a caller sees. Retried: 5xx
+ * but 501, 429, {@code SlowDown}, {@code RequestTimeout}, I/O errors (connection reset or refused,
+ * timeouts), and our own {@link TransientReadException} (stalled or truncated bodies). Not retried: 412 (the object
+ * changed), 404, 403 and the credential errors, 501 and any other 4xx, and failures of the local side (the store
  * or a listener), which arrive here as {@link BroadcastException}s.
  */
 final class Failures {
@@ -93,7 +93,8 @@ final class Failures {
         if (status == 403 || status == 301 || (errorCode != null && ACCESS_CODES.contains(errorCode))) {
             return Kind.ACCESS_DENIED;
         }
-        if (status >= 500 || status == 429 || (errorCode != null && RETRY_CODES.contains(errorCode))) {
+        // 501 Not Implemented is a missing feature, not a passing fault.
+        if ((status >= 500 && status != 501) || status == 429 || (errorCode != null && RETRY_CODES.contains(errorCode))) {
             return Kind.RETRY;
         }
         return Kind.FATAL;

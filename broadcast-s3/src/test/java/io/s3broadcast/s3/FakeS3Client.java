@@ -107,8 +107,11 @@ final class FakeS3Client implements S3AsyncClient {
         return "s3";
     }
 
+    final java.util.concurrent.atomic.AtomicInteger closed = new java.util.concurrent.atomic.AtomicInteger();
+
     @Override
     public void close() {
+        closed.incrementAndGet();
     }
 
     @Override

@@ -1,0 +1,51 @@
+package io.s3broadcast.s3;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+
+class StallWatchdogTest {
+
+    final FakeScheduler scheduler = new FakeScheduler();
+    final List<Duration> stalls = new ArrayList<>();
+    final StallWatchdog watchdog = new StallWatchdog(scheduler, scheduler.ticker, Duration.ofSeconds(10),
+            idle -> stalls.add(Duration.ofNanos(idle)));
+
+    @Test
+    void firesOnceWhenNoByteCameForTheTimeout() {
+        watchdog.start();
+        scheduler.advance(Duration.ofMillis(9_999));
+        assertThat(stalls).isEmpty();
+        scheduler.advance(Duration.ofMillis(1));
+        assertThat(stalls).containsExactly(Duration.ofSeconds(10));
+        scheduler.advance(Duration.ofMinutes(5));
+        assertThat(stalls).hasSize(1);
+        assertThat(scheduler.pending()).isEmpty();
+    }
+
+    @Test
+    void progressPushesTheDeadlineBackWithOneTimerAtATime() {
+        watchdog.start();
+        for (int i = 0; i < 10; i++) {
+            scheduler.advance(Duration.ofSeconds(4));
+            watchdog.progress();
+            assertThat(scheduler.pending()).hasSize(1);
+        }
+        assertThat(stalls).isEmpty();
+        scheduler.advance(Duration.ofSeconds(10));
+        assertThat(stalls).containsExactly(Duration.ofSeconds(10));
+    }
+
+    @Test
+    void stoppedWatchdogNeverFires() {
+        watchdog.start();
+        scheduler.advance(Duration.ofSeconds(3));
+        watchdog.stop();
+        assertThat(scheduler.pending()).isEmpty();
+        scheduler.advance(Duration.ofMinutes(1));
+        assertThat(stalls).isEmpty();
+    }
+}
