@@ -66,14 +66,51 @@ class BenchCliIT {
     }
 
     @Test
-    void helpNamesTheCommands() {
-        Run run = execute("--help");
+    void clusterRunsThreeNodesPerStrategyAndVerifiesEveryFile() throws Exception {
+        List<String> strategies = ClusterEngine.present() ? List.of("flat", "non-steal", "steal", "overlap") : List.of("flat");
+        Run run = execute("cluster", "--nodes", "3", "--size", "4MiB", "--strategies", String.join(",", strategies),
+                "--piece-size", "256KiB", "--range-size", "512KiB", "--connections", "4");
 
-        assertThat(run.out()).contains("single", "demo");
+        List<JsonNode> lines = run.jsonLines();
+        assertThat(lines).hasSize(strategies.size());
+        for (int i = 0; i < strategies.size(); i++) {
+            JsonNode json = lines.get(i);
+            String strategy = io.s3broadcast.Strategy.parse(strategies.get(i)).name();
+            assertThat(json.path("command").asText()).isEqualTo("cluster");
+            assertThat(json.path("strategy").asText()).isEqualTo(strategy);
+            assertThat(json.path("nodes").asInt()).isEqualTo(3);
+            assertThat(json.path("size").asLong()).isEqualTo(4L << 20);
+            assertThat(json.path("sha256Match").asBoolean()).as(strategy + " sha256Match: " + json).isTrue();
+            assertThat(json.path("fastest").asDouble()).isPositive();
+            assertThat(json.path("slowest").asDouble()).isGreaterThanOrEqualTo(json.path("average").asDouble());
+            assertThat(json.path("average").asDouble()).isGreaterThanOrEqualTo(json.path("fastest").asDouble());
+            JsonNode nodes = json.path("runs").get(0).path("nodes");
+            assertThat(nodes).hasSize(3);
+            for (JsonNode node : nodes) {
+                assertThat(node.path("error").isNull()).as(strategy + " node error: " + node.path("error")).isTrue();
+                assertThat(node.path("seconds").asDouble()).isPositive();
+                assertThat(node.path("sha256Match").asBoolean()).isTrue();
+            }
+            double s3Reads = json.path("s3Reads").asDouble();
+            if (strategy.equals("FLAT_TREE")) {
+                assertThat(s3Reads).isGreaterThanOrEqualTo(3.0);
+            } else {
+                assertThat(s3Reads).as(strategy + " S3 reads").isBetween(1.0, 1.05);
+            }
+        }
+        assertThat(run.out()).contains("strategy", "fastest", "slowest");
         assertThat(run.exitCode()).isZero();
     }
 
-    private static Run execute(String... args) {
+    @Test
+    void helpNamesTheCommands() {
+        Run run = execute("--help");
+
+        assertThat(run.out()).contains("single", "demo", "node", "cluster");
+        assertThat(run.exitCode()).isZero();
+    }
+
+    static Run execute(String... args) {
         StringWriter out = new StringWriter();
         CommandLine cli = BenchCli.commandLine();
         cli.setOut(new PrintWriter(out, true));
@@ -81,7 +118,16 @@ class BenchCliIT {
         return new Run(code, out.toString());
     }
 
-    private record Run(int exitCode, String out) {
+    record Run(int exitCode, String out) {
+
+        /** Every JSON line of stdout, in order. */
+        List<JsonNode> jsonLines() throws Exception {
+            List<JsonNode> json = new java.util.ArrayList<>();
+            for (String line : out.lines().filter(l -> l.startsWith("{")).toList()) {
+                json.add(Json.mapper().readTree(line));
+            }
+            return json;
+        }
 
         /** The last line of stdout, which must be the JSON summary. */
         JsonNode json() throws Exception {
