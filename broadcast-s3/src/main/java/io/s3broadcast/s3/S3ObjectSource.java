@@ -106,6 +106,12 @@ final class S3ObjectSource implements ObjectSource {
         }
     }
 
+    /** The client this source reads with, shared with an {@code s3://} registry; still owned by this source. */
+    @Override
+    public java.util.Optional<S3AsyncClient> client() {
+        return java.util.Optional.of(client);
+    }
+
     @Override
     public void close() {
         closed = true;

@@ -1,0 +1,39 @@
+package io.s3broadcast.p2p.cluster;
+
+import io.netty.buffer.ByteBuf;
+import io.netty.channel.ChannelFuture;
+import io.netty.channel.ChannelHandlerContext;
+import io.s3broadcast.p2p.protocol.Piece;
+import io.s3broadcast.spi.PieceStore;
+import java.io.IOException;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+
+/**
+ * Test seam: nodes (by the id the registry knows them by) whose outgoing pieces carry one flipped byte
+ * under the true CRC32C, as a faulty disk or NIC would. Empty outside tests.
+ */
+final class FaultHooks {
+
+    static final Set<String> CORRUPT_SENDERS = ConcurrentHashMap.newKeySet();
+
+    private FaultHooks() {
+    }
+
+    static boolean corrupts(String nodeId) {
+        return !CORRUPT_SENDERS.isEmpty() && nodeId != null && CORRUPT_SENDERS.contains(nodeId);
+    }
+
+    static ChannelFuture writeCorrupted(ChannelHandlerContext ctx, PieceStore store, int piece) {
+        int length = store.layout().length(piece);
+        ByteBuf data = ctx.alloc().buffer(length);
+        try {
+            data.writeBytes(store.channel(), store.layout().offset(piece), length);
+            data.setByte(length / 2, data.getByte(length / 2) ^ 0x5a);
+            return ctx.write(new Piece(piece, store.crc32c(piece), data));
+        } catch (IOException | RuntimeException e) {
+            data.release();
+            return ctx.newFailedFuture(e);
+        }
+    }
+}

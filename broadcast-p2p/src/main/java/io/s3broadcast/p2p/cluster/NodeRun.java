@@ -1,0 +1,1094 @@
+package io.s3broadcast.p2p.cluster;
+
+import com.google.common.base.Ticker;
+import io.netty.bootstrap.Bootstrap;
+import io.netty.buffer.ByteBuf;
+import io.netty.channel.Channel;
+import io.netty.channel.ChannelFuture;
+import io.netty.channel.ChannelFutureListener;
+import io.netty.channel.ChannelInitializer;
+import io.netty.channel.ChannelOption;
+import io.netty.channel.EventLoop;
+import io.netty.channel.socket.nio.NioSocketChannel;
+import io.netty.util.ReferenceCountUtil;
+import io.netty.util.concurrent.ScheduledFuture;
+import io.s3broadcast.BroadcastException;
+import io.s3broadcast.Strategy;
+import io.s3broadcast.internal.cluster.ChokeScheduler;
+import io.s3broadcast.internal.cluster.PieceSelector;
+import io.s3broadcast.internal.cluster.RequestScheduler;
+import io.s3broadcast.internal.cluster.Shares;
+import io.s3broadcast.internal.cluster.StealingScheduler;
+import io.s3broadcast.internal.cluster.WorkList;
+import io.s3broadcast.p2p.protocol.BitfieldMessage;
+import io.s3broadcast.p2p.protocol.Cancel;
+import io.s3broadcast.p2p.protocol.Choke;
+import io.s3broadcast.p2p.protocol.Done;
+import io.s3broadcast.p2p.protocol.GiveWorkRequest;
+import io.s3broadcast.p2p.protocol.GiveWorkResponse;
+import io.s3broadcast.p2p.protocol.Goodbye;
+import io.s3broadcast.p2p.protocol.Have;
+import io.s3broadcast.p2p.protocol.Interested;
+import io.s3broadcast.p2p.protocol.NotInterested;
+import io.s3broadcast.p2p.protocol.PeerMessage;
+import io.s3broadcast.p2p.protocol.PeerPipeline;
+import io.s3broadcast.p2p.protocol.Piece;
+import io.s3broadcast.p2p.protocol.PieceWriter;
+import io.s3broadcast.p2p.protocol.Reject;
+import io.s3broadcast.p2p.protocol.Request;
+import io.s3broadcast.p2p.protocol.Unchoke;
+import io.s3broadcast.p2p.protocol.WorksLeft;
+import io.s3broadcast.registry.AdvertisedAddress;
+import io.s3broadcast.registry.GroupId;
+import io.s3broadcast.registry.MembershipListener;
+import io.s3broadcast.registry.NodeInfo;
+import io.s3broadcast.registry.NodeRegistry;
+import io.s3broadcast.registry.RegistryConfig;
+import io.s3broadcast.spi.Bitfield;
+import io.s3broadcast.spi.ClusterConfig;
+import io.s3broadcast.spi.ClusterRun;
+import io.s3broadcast.spi.ClusterTask;
+import io.s3broadcast.spi.PieceLayout;
+import io.s3broadcast.spi.PieceRun;
+import io.s3broadcast.spi.PieceStore;
+import io.s3broadcast.spi.SourceListener;
+import java.io.IOException;
+import java.nio.ByteBuffer;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Random;
+import java.util.Set;
+import java.util.TreeMap;
+import java.util.TreeSet;
+import java.util.concurrent.CancellationException;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.TimeUnit;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * One node's part of one cluster broadcast. Every decision is taken on one event loop, the run's
+ * {@link #loop}: connection handlers on other loops post what they receive to it, the S3 fetch posts
+ * stored pieces to it, the registry posts joins and leaves. Fields without a note are touched on that loop
+ * only. Work that may block happens elsewhere: registry calls on the cluster's blocking threads, writes of
+ * received pieces on its disk threads; serving a {@code REQUEST} happens on the connection's own loop
+ * (zero-copy from the store's file) and reads only thread-safe state.
+ *
+ * <p>Life: {@link #start} opens and joins the registry, waits for the expected nodes, then {@link #begin}
+ * fixes the membership and this node's share; phase 1 fetches the work list from S3 (stealing more when it
+ * runs dry, for STEAL and OVERLAP); phase 2 requests pieces from peers (from the start for OVERLAP, once every
+ * node reported an empty work list otherwise); the orphan rule fetches from S3 what nobody has and nobody
+ * will fetch; on the last piece {@link #complete} completes {@link #completion()}, and the node lingers to
+ * serve until every peer is done or the linger time is over; {@link #finish} closes everything.
+ */
+final class NodeRun implements ClusterRun {
+
+    private static final Logger LOG = LoggerFactory.getLogger(NodeRun.class);
+
+    /** Pieces with a bad CRC32C from one peer before it is banned. */
+    static final int BAN_THRESHOLD = 3;
+    /** A member that has not connected for this long counts as gone (its share falls to the orphan rule). */
+    static final long CONNECT_GRACE_NANOS = TimeUnit.SECONDS.toNanos(5);
+    /** How long the orphan condition must hold before orphans are taken (messages in flight settle). */
+    static final long ORPHAN_GRACE_NANOS = TimeUnit.MILLISECONDS.toNanos(300);
+    static final long HOUSEKEEPING_MILLIS = 100;
+    static final long MAX_REDIAL_MILLIS = 2_000;
+
+    private final PeerCluster cluster;
+    private final ClusterConfig config;
+    private final ClusterTask task;
+    private final Strategy strategy;
+    private final PieceStore store;
+    private final PieceLayout layout;
+    private final int pieceCount;
+    private final GroupId group;
+    final EventLoop loop;
+    private final Ticker ticker;
+    private final long startNanos;
+    private final CompletableFuture<Outcome> completion = new CompletableFuture<>();
+    private final CompletableFuture<Void> finished = new CompletableFuture<>();
+    private final WorkList workList;
+    private final StealingScheduler stealing;
+    private final RequestScheduler requests;
+    private final ChokeScheduler choke;
+    private final SourceListener s3Listener;
+
+    // Read from other threads.
+    private volatile boolean closing;
+    private volatile String self;
+    private volatile PeerPipeline pipeline;
+    private volatile NodeRegistry registry;
+    private volatile NodeRegistry.Watch watch;
+    private final Set<String> banned = ConcurrentHashMap.newKeySet();
+    private final Set<String> exchangedWith = ConcurrentHashMap.newKeySet();
+    private final Set<Channel> channels = ConcurrentHashMap.newKeySet();
+
+    // Run loop only.
+    private final Map<String, Peer> peers = new TreeMap<>();
+    private final Map<String, NodeInfo> members = new TreeMap<>();
+    private final Map<String, Long> pendingSince = new HashMap<>();
+    private final Map<String, Integer> dialAttempts = new HashMap<>();
+    private final Set<String> dialing = new HashSet<>();
+    private final Map<String, Integer> strikes = new HashMap<>();
+    private boolean begun;
+    private boolean fetchActive;
+    private CompletableFuture<Void> fetch;
+    private boolean stealOutstanding;
+    private boolean phase2Started;
+    private boolean complete;
+    private int advertisedWorks = -1;
+    private long phase1EndNanos = -1;
+    private long bytesFromPeers;
+    private int piecesStolen;
+    private long orphanSince = -1;
+    private int orphanRounds;
+    private ScheduledFuture<?> housekeeping;
+    private ScheduledFuture<?> chokeTimer;
+    private ScheduledFuture<?> lingerTimer;
+
+    /** What this node knows of one connected peer. */
+    private static final class Peer {
+        final String id;
+        final PeerHandler handler;
+        boolean peerChoking = true;
+        boolean amInterested;
+        boolean peerInterested;
+        boolean done;
+        /** Last {@code WORKS_LEFT}, or -1 before the first. */
+        int worksLeft = -1;
+
+        Peer(String id, PeerHandler handler) {
+            this.id = id;
+            this.handler = handler;
+        }
+    }
+
+    NodeRun(PeerCluster cluster, ClusterTask task) {
+        this.cluster = cluster;
+        this.config = cluster.config();
+        this.task = task;
+        this.strategy = task.strategy();
+        this.store = task.store();
+        this.layout = store.layout();
+        this.pieceCount = layout.pieceCount();
+        this.group = GroupId.of(task.object().bucket(), task.object().key(), task.object().eTag(), config.groupName());
+        this.loop = cluster.nextLoop();
+        this.ticker = config.ticker();
+        this.startNanos = ticker.read();
+        this.workList = new WorkList(pieceCount, List.of());
+        this.stealing = strategy == Strategy.NON_STEAL ? StealingScheduler.nonSteal()
+                : StealingScheduler.steal(new Random(seed(config.nodeId(), 1)));
+        this.requests = RequestScheduler.builder(pieceCount)
+                .have(store.bitfield())
+                .selector(PieceSelector.randomizedRarest(new Random(seed(config.nodeId(), 2))))
+                .source(workList)
+                .maxRequestsPerPeer(config.maxRequestsPerPeer())
+                .build();
+        this.choke = ChokeScheduler.builder()
+                .ticker(ticker)
+                .random(new Random(seed(config.nodeId(), 3)))
+                .slots(config.unchokeSlots())
+                .interval(config.chokeInterval())
+                .minFlipInterval(config.chokeInterval())
+                .rateWindow(config.chokeInterval().multipliedBy(2))
+                .build();
+        this.s3Listener = new SourceListener() {
+            @Override
+            public void bytesReceived(long bytes) {
+                task.listener().bytesReceived(bytes);
+            }
+
+            @Override
+            public void pieceStored(int piece) {
+                task.listener().pieceStored(piece);
+                execute(() -> stored(piece, null));
+            }
+
+            @Override
+            public void retrying(PieceRun run, int attempt, long delayMillis, Throwable cause) {
+                task.listener().retrying(run, attempt, delayMillis, cause);
+            }
+        };
+        completion.whenComplete((o, e) -> {
+            if (e != null) {
+                execute(this::finish);
+            }
+        });
+    }
+
+    @Override
+    public CompletableFuture<Outcome> completion() {
+        return completion;
+    }
+
+    @Override
+    public CompletableFuture<Void> finished() {
+        return finished;
+    }
+
+    /** Runs {@code action} on the run's loop. */
+    void execute(Runnable action) {
+        loop.execute(() -> {
+            try {
+                action.run();
+            } catch (RuntimeException | Error e) {
+                LOG.error("cluster run for {} failed", group, e);
+                fail(e);
+            }
+        });
+    }
+
+    void fail(Throwable error) {
+        completion.completeExceptionally(error);
+        if (!completion.isDone() || completion.isCompletedExceptionally()) {
+            execute(this::finish);
+        }
+    }
+
+    // ---------------------------------------------------------------- start: registry and membership
+
+    void start() {
+        if (pieceCount == 0) {
+            completion.complete(new Outcome(0, Duration.ZERO, Duration.ZERO, 0, 0));
+            finished.complete(null);
+            return;
+        }
+        cluster.blocking().execute(() -> {
+            try {
+                joinRegistry();
+            } catch (RuntimeException e) {
+                fail(new BroadcastException("cannot join the node registry " + config.registry() + " for " + group + ": " + e, e));
+            }
+        });
+    }
+
+    /** On a blocking thread: opens the registry, registers, waits for the expected nodes. */
+    private void joinRegistry() {
+        RegistryConfig rc = RegistryConfig.builder(group).s3Client(cluster.registryClient()).build();
+        NodeRegistry r = NodeRegistry.open(config.registry(), rc);
+        registry = r;
+        if (closing) {
+            r.close();
+            return;
+        }
+        r.start();
+        Set<String> before = new HashSet<>();
+        r.members().forEach(m -> before.add(m.nodeId()));
+        NodeInfo me = r.register(new NodeInfo(config.nodeId(), advertisedHost(), cluster.port()));
+        self = me.nodeId();
+        before.remove(self);
+        boolean late = config.expectedNodes() > 0 && before.size() >= config.expectedNodes()
+                && !(r instanceof io.s3broadcast.registry.StaticRegistry);
+        pipeline = PeerPipeline.builder()
+                .group(group.hash())
+                .nodeId(self)
+                .listenPort(cluster.port())
+                .layout(layout)
+                .build();
+        cluster.router().register(group.hash(), this);
+        LOG.debug("{} joined {} as {} ({} members before)", self, group, me, before.size());
+        r.awaitMembers(config.expectedNodes(), config.expectTimeout(), cluster.timer())
+                .whenComplete((m, e) -> {
+                    if (e != null) {
+                        fail(e);
+                    } else {
+                        execute(() -> begin(m.members(), late));
+                    }
+                });
+    }
+
+    private String advertisedHost() {
+        if (config.advertisedHost() != null) {
+            return config.advertisedHost();
+        }
+        if (!cluster.listenAddress().getAddress().isAnyLocalAddress()) {
+            return cluster.listenAddress().getAddress().getHostAddress();
+        }
+        return AdvertisedAddress.choose().host();
+    }
+
+    /** Fixes the membership and this node's share, starts phase 1 and the timers. */
+    private void begin(List<NodeInfo> membership, boolean late) {
+        if (closing || begun) {
+            return;
+        }
+        begun = true;
+        TreeSet<String> ids = new TreeSet<>();
+        for (NodeInfo n : membership) {
+            ids.add(n.nodeId());
+            if (!n.nodeId().equals(self)) {
+                memberJoined(n);
+            }
+        }
+        if (!late) {
+            ids.add(self);
+            int index = new ArrayList<>(ids).indexOf(self);
+            List<PieceRun> share = Shares.works(pieceCount, ids.size(), index, config.workSize());
+            workList.append(share);
+            Bitfield have = store.bitfield();
+            for (int p = have.nextSet(0); p >= 0; p = have.nextSet(p + 1)) {
+                workList.pieceStored(p);
+            }
+            LOG.debug("{}: {} of {} nodes, share {}", self, index, ids.size(), share.isEmpty() ? "empty"
+                    : "[" + share.get(0).first() + ", " + share.get(share.size() - 1).end() + ")");
+        } else {
+            LOG.info("{} joins {} late: no share, it steals and pulls", self, group);
+        }
+        try {
+            watch = registry.watch(new MembershipListener() {
+                @Override
+                public void joined(NodeInfo node) {
+                    execute(() -> memberJoined(node));
+                }
+
+                @Override
+                public void left(NodeInfo node) {
+                    execute(() -> memberLeft(node));
+                }
+            });
+        } catch (RuntimeException e) {
+            LOG.warn("{}: cannot watch the registry for {}: {}", self, group, e.toString());
+        }
+        housekeeping = loop.scheduleAtFixedRate(this::housekeeping, HOUSEKEEPING_MILLIS, HOUSEKEEPING_MILLIS,
+                TimeUnit.MILLISECONDS);
+        long interval = config.chokeInterval().toNanos();
+        chokeTimer = loop.scheduleAtFixedRate(() -> applyChoking(choke.tick()), interval, interval, TimeUnit.NANOSECONDS);
+        for (Peer p : peers.values()) {
+            p.handler.send(new WorksLeft(workList.remaining().works()));
+        }
+        advertiseWorks();
+        pumpPhase1();
+        if (store.isComplete()) {
+            complete();
+        }
+    }
+
+    private void memberJoined(NodeInfo node) {
+        if (closing || node.nodeId().equals(self) || members.containsKey(node.nodeId())) {
+            return;
+        }
+        members.put(node.nodeId(), node);
+        if (!peers.containsKey(node.nodeId())) {
+            pendingSince.put(node.nodeId(), ticker.read());
+        }
+        if (self.compareTo(node.nodeId()) < 0) {
+            dial(node);
+        }
+    }
+
+    private void memberLeft(NodeInfo node) {
+        members.remove(node.nodeId());
+        pendingSince.remove(node.nodeId());
+        checkLingerEnd();
+    }
+
+    // ---------------------------------------------------------------- connections
+
+    /** Dials {@code node}: the node with the smaller id dials, so each pair has one connection. */
+    private void dial(NodeInfo node) {
+        String id = node.nodeId();
+        if (closing || banned.contains(id) || peers.containsKey(id) || dialing.contains(id) || !members.containsKey(id)) {
+            return;
+        }
+        dialing.add(id);
+        PeerHandler handler = new PeerHandler(this, node);
+        new Bootstrap()
+                .group(loop)
+                .channel(NioSocketChannel.class)
+                .option(ChannelOption.CONNECT_TIMEOUT_MILLIS, 5_000)
+                .handler(new ChannelInitializer<Channel>() {
+                    @Override
+                    protected void initChannel(Channel ch) {
+                        channels.add(ch);
+                        ch.closeFuture().addListener(f -> channels.remove(ch));
+                        pipeline.configure(ch.pipeline());
+                        ch.pipeline().addLast(PeerPipeline.EXCHANGE, handler);
+                    }
+                })
+                .connect(node.host(), node.port())
+                .addListener((ChannelFutureListener) f -> {
+                    if (!f.isSuccess()) {
+                        execute(() -> redial(node));
+                    }
+                });
+    }
+
+    private void redial(NodeInfo node) {
+        dialing.remove(node.nodeId());
+        if (closing || complete && allPeersDone() || banned.contains(node.nodeId()) || peers.containsKey(node.nodeId())) {
+            return;
+        }
+        int attempt = dialAttempts.merge(node.nodeId(), 1, Integer::sum);
+        long delay = Math.min(MAX_REDIAL_MILLIS, 50L << Math.min(attempt, 10));
+        loop.schedule(() -> {
+            NodeInfo current = members.get(node.nodeId());
+            if (current != null) {
+                dial(current);
+            }
+        }, delay, TimeUnit.MILLISECONDS);
+    }
+
+    /** Called by the router on the channel's loop: installs this run's handlers on an inbound channel. */
+    boolean adoptInbound(Channel ch) {
+        if (closing) {
+            return false;
+        }
+        channels.add(ch);
+        ch.closeFuture().addListener(f -> channels.remove(ch));
+        pipeline.configure(ch.pipeline());
+        ch.pipeline().addLast(PeerPipeline.EXCHANGE, new PeerHandler(this, null));
+        return true;
+    }
+
+    /** The handshake with {@code h}'s peer was accepted. */
+    void connected(PeerHandler h) {
+        String id = h.peerId;
+        if (h.dialed != null) {
+            dialing.remove(h.dialed.nodeId());
+        }
+        if (closing) {
+            h.ctx.close();
+            return;
+        }
+        if (banned.contains(id)) {
+            goodbye(h, Goodbye.Reason.PROTOCOL_ERROR, "banned: sent pieces with a wrong CRC32C");
+            return;
+        }
+        if (peers.containsKey(id)) {
+            goodbye(h, Goodbye.Reason.DUPLICATE_CONNECTION, "already connected");
+            return;
+        }
+        Peer p = new Peer(id, h);
+        peers.put(id, p);
+        pendingSince.remove(id);
+        dialAttempts.remove(id);
+        choke.peerConnected(id);
+        h.write(BitfieldMessage.of(store.bitfield()));
+        if (begun) {
+            h.write(new WorksLeft(workList.remaining().works()));
+        }
+        if (complete) {
+            h.write(Done.INSTANCE);
+        }
+        h.flush();
+        LOG.debug("{}: connected to {}", self, h);
+    }
+
+    /** {@code h}'s connection closed. */
+    void disconnected(PeerHandler h) {
+        String id = h.peerId;
+        if (id == null || peers.get(id) == null || peers.get(id).handler != h) {
+            if (h.dialed != null && dialing.contains(h.dialed.nodeId())) {
+                redial(h.dialed);
+            }
+            return;
+        }
+        Peer p = peers.remove(id);
+        requests.peerLeft(id);
+        stealing.peerLeft(id);
+        choke.peerLeft(id);
+        if (closing) {
+            return;
+        }
+        if (!p.done) {
+            LOG.info("{}: lost {} before it was done; its requests go elsewhere", self, id);
+        }
+        stealOutstanding = stealOutstanding && stealing.next(workList.remaining()).action() == StealingScheduler.Action.WAIT;
+        pumpAll();
+        pumpPhase1();
+        rechokeIfSlotsFree();
+        checkLingerEnd();
+        if (members.containsKey(id) && self.compareTo(id) < 0 && !p.done) {
+            dialing.add(id);
+            redial(members.get(id));
+        }
+    }
+
+    private void goodbye(PeerHandler h, Goodbye.Reason reason, String detail) {
+        h.ctx.writeAndFlush(new Goodbye(reason, detail)).addListener(ChannelFutureListener.CLOSE);
+    }
+
+    // ---------------------------------------------------------------- messages
+
+    /** A message from {@code h}'s peer; this method owns it. */
+    void received(PeerHandler h, PeerMessage msg) {
+        Peer p = h.peerId == null ? null : peers.get(h.peerId);
+        if (p == null || p.handler != h || closing) {
+            ReferenceCountUtil.release(msg);
+            return;
+        }
+        if (msg instanceof Piece piece) {
+            pieceArrived(p, piece);
+        } else if (msg instanceof BitfieldMessage b) {
+            requests.peerBitfield(p.id, b.toBitfield());
+            updateInterest(p);
+            pump(p);
+        } else if (msg instanceof Have have) {
+            requests.peerHave(p.id, have.piece());
+            if (!p.amInterested && !requests.hasPiece(have.piece())) {
+                updateInterest(p);
+            }
+            pump(p);
+        } else if (msg instanceof Interested) {
+            p.peerInterested = true;
+            choke.interested(p.id, true);
+            rechokeIfSlotsFree();
+        } else if (msg instanceof NotInterested) {
+            p.peerInterested = false;
+            choke.interested(p.id, false);
+            rechokeIfSlotsFree();
+        } else if (msg instanceof Choke) {
+            p.peerChoking = true;
+        } else if (msg instanceof Unchoke) {
+            p.peerChoking = false;
+            pump(p);
+        } else if (msg instanceof Reject r) {
+            if (requests.requestFailed(p.id, r.piece())) {
+                pumpAllExcept(p.id);
+            }
+        } else if (msg instanceof Done) {
+            p.done = true;
+            p.worksLeft = 0;
+            requests.peerBitfield(p.id, Bitfield.full(pieceCount));
+            updateInterest(p);
+            pump(p);
+            checkPhase2Start();
+            checkLingerEnd();
+        } else if (msg instanceof WorksLeft w) {
+            p.worksLeft = w.works();
+            stealing.worksLeft(p.id, w.works());
+            if (w.works() > 0) {
+                orphanRounds = 0;
+            }
+            pumpPhase1();
+            checkPhase2Start();
+        } else if (msg instanceof GiveWorkRequest g) {
+            List<PieceRun> given = strategy == Strategy.NON_STEAL ? List.of()
+                    : workList.giveAway(GiveWorkResponse.maxWorks(p.handler.peerMaxFrameLength));
+            p.handler.send(new GiveWorkResponse(g.requestId(), given));
+            if (!given.isEmpty()) {
+                LOG.debug("{}: gave {} works to {}", self, given.size(), p.id);
+            }
+            advertiseWorks();
+        } else if (msg instanceof GiveWorkResponse g) {
+            int added = workList.append(g.works());
+            for (PieceRun run : g.works()) {
+                for (int i = run.first(); i < run.end(); i++) {
+                    if (store.hasPiece(i)) {
+                        workList.pieceStored(i);
+                    }
+                }
+            }
+            piecesStolen += added;
+            if (stealing.answered(p.id, g.requestId(), g.works().size())) {
+                stealOutstanding = false;
+            }
+            advertiseWorks();
+            pumpPhase1();
+        } else if (msg instanceof Goodbye g) {
+            LOG.debug("{}: {} says goodbye: {} {}", self, p.id, g.reason(), g.detail());
+        } else {
+            ReferenceCountUtil.release(msg);
+        }
+    }
+
+    // ---------------------------------------------------------------- phase 1
+
+    /** Keeps the S3 fetch going and steals when the own list runs dry. */
+    private void pumpPhase1() {
+        if (!begun || closing) {
+            return;
+        }
+        StealingScheduler.Step step = stealing.next(workList.remaining());
+        switch (step.action()) {
+            case FETCH -> startFetch();
+            case STEAL -> {
+                Peer victim = peers.get(step.victim());
+                if (victim == null) {
+                    stealing.answered(step.victim(), step.requestId(), 0);
+                    stealOutstanding = false;
+                } else {
+                    stealOutstanding = true;
+                    victim.handler.send(new GiveWorkRequest(step.requestId()));
+                }
+            }
+            case WAIT -> stealOutstanding = true;
+            case DONE -> {
+                stealOutstanding = false;
+                if (!fetchActive && workList.isEmpty() && phase1EndNanos < 0) {
+                    phase1EndNanos = ticker.read();
+                    LOG.debug("{}: phase 1 done", self);
+                }
+            }
+        }
+        checkPhase2Start();
+    }
+
+    private void startFetch() {
+        if (fetchActive || closing) {
+            return;
+        }
+        fetchActive = true;
+        CompletableFuture<Void> f = task.source().fetch(task.object(), workList, store, s3Listener);
+        fetch = f;
+        f.whenComplete((v, e) -> execute(() -> {
+            fetchActive = false;
+            fetch = null;
+            if (e != null) {
+                workList.requeueInFlight();
+                if (!closing) {
+                    fail(e instanceof CompletionException && e.getCause() != null ? e.getCause() : e);
+                }
+                return;
+            }
+            pumpPhase1();
+        }));
+    }
+
+    /** Tells peers how many works this node has left when it changed. */
+    private void advertiseWorks() {
+        if (!begun) {
+            return;
+        }
+        int n = workList.remaining().works();
+        if (n == advertisedWorks) {
+            return;
+        }
+        advertisedWorks = n;
+        for (Peer p : peers.values()) {
+            p.handler.send(new WorksLeft(n));
+        }
+    }
+
+    /**
+     * Phase 1 is over as far as this node knows: its own list is empty and not fetching, it waits for no
+     * work, no member is still expected to connect, and every peer last reported an empty list.
+     */
+    private boolean phase1OverEverywhere() {
+        if (!begun || fetchActive || stealOutstanding || !workList.isEmpty() || !pendingSince.isEmpty()) {
+            return false;
+        }
+        for (Peer p : peers.values()) {
+            if (p.worksLeft != 0) {
+                return false;
+            }
+        }
+        return true;
+    }
+
+    private boolean phase2Allowed() {
+        return strategy == Strategy.OVERLAP || phase2Started;
+    }
+
+    private void checkPhase2Start() {
+        if (!phase2Started && begun && phase1OverEverywhere()) {
+            phase2Started = true;
+            LOG.debug("{}: phase 2 starts", self);
+            pumpAll();
+        }
+    }
+
+    // ---------------------------------------------------------------- phase 2
+
+    private void pump(Peer p) {
+        if (closing || complete || p.peerChoking || !phase2Allowed()) {
+            return;
+        }
+        int[] next = requests.nextRequests(p.id);
+        if (next.length == 0) {
+            return;
+        }
+        if (!p.amInterested) {
+            p.amInterested = true;
+            p.handler.write(Interested.INSTANCE);
+        }
+        for (int piece : next) {
+            p.handler.write(new Request(piece));
+        }
+        p.handler.flush();
+    }
+
+    private void pumpAll() {
+        for (Peer p : peers.values()) {
+            pump(p);
+        }
+    }
+
+    private void pumpAllExcept(String id) {
+        for (Peer p : peers.values()) {
+            if (!p.id.equals(id)) {
+                pump(p);
+            }
+        }
+    }
+
+    private void updateInterest(Peer p) {
+        boolean want = !complete && requests.isInteresting(p.id);
+        if (want != p.amInterested) {
+            p.amInterested = want;
+            p.handler.send(want ? Interested.INSTANCE : NotInterested.INSTANCE);
+        }
+    }
+
+    /** A piece arrived from {@code p}: checked and written off the event loop, then {@link #pieceChecked}. */
+    private void pieceArrived(Peer p, Piece piece) {
+        int index = piece.piece();
+        String from = p.id;
+        try {
+            cluster.disk().execute(() -> {
+                boolean ok = false;
+                boolean stored = false;
+                Throwable error = null;
+                try {
+                    ok = piece.data().readableBytes() == layout.length(index) && piece.crcMatches();
+                    if (ok && !store.hasPiece(index)) {
+                        ByteBuf data = piece.data();
+                        long position = layout.offset(index);
+                        for (ByteBuffer b : data.nioBuffers(data.readerIndex(), data.readableBytes())) {
+                            int n = b.remaining();
+                            store.write(position, b);
+                            position += n;
+                        }
+                        stored = store.completePiece(index, piece.crc32c());
+                    }
+                } catch (IOException | RuntimeException e) {
+                    error = e;
+                } finally {
+                    piece.release();
+                }
+                boolean isOk = ok;
+                boolean isStored = stored;
+                Throwable err = error;
+                execute(() -> pieceChecked(from, index, isOk, isStored, err));
+            });
+        } catch (RuntimeException e) {
+            piece.release();
+        }
+    }
+
+    private void pieceChecked(String from, int index, boolean ok, boolean stored, Throwable error) {
+        if (closing) {
+            return;
+        }
+        if (error != null) {
+            fail(new BroadcastException("cannot store piece " + index + " from " + from + " in " + store.tempFile() + ": " + error, error));
+            return;
+        }
+        Peer p = peers.get(from);
+        int length = layout.length(index);
+        choke.downloaded(from, length);
+        if (!ok) {
+            requests.requestFailed(from, index);
+            int n = strikes.merge(from, 1, Integer::sum);
+            LOG.warn("{}: piece {} from {} failed its CRC32C check ({} of {} before a ban)", self, index, from, n, BAN_THRESHOLD);
+            if (n >= BAN_THRESHOLD) {
+                ban(from);
+            }
+            pumpAll();
+            return;
+        }
+        if (stored) {
+            bytesFromPeers += length;
+            exchangedWith.add(from);
+            task.listener().pieceStored(index);
+            stored(index, from);
+        } else {
+            requests.pieceStored(index, from);
+        }
+        if (p != null) {
+            pump(p);
+        }
+    }
+
+    private void ban(String id) {
+        banned.add(id);
+        LOG.warn("{}: banned {} after {} pieces with a wrong CRC32C; it is not served or asked again", self, id, BAN_THRESHOLD);
+        Peer p = peers.get(id);
+        if (p != null) {
+            goodbye(p.handler, Goodbye.Reason.PROTOCOL_ERROR, "banned: sent pieces with a wrong CRC32C");
+        }
+    }
+
+    /** {@code piece} is in the store, from S3 ({@code from} null) or from a peer. */
+    private void stored(int piece, String from) {
+        if (closing) {
+            return;
+        }
+        workList.pieceStored(piece);
+        for (RequestScheduler.PeerRequest cancel : requests.pieceStored(piece, from)) {
+            Peer p = peers.get(cancel.peer());
+            if (p != null) {
+                p.handler.send(new Cancel(piece));
+            }
+        }
+        for (Peer p : peers.values()) {
+            if (!p.done) {
+                p.handler.send(new Have(piece));
+            }
+            if (p.amInterested && !requests.isInteresting(p.id)) {
+                p.amInterested = false;
+                p.handler.send(NotInterested.INSTANCE);
+            }
+        }
+        advertiseWorks();
+        if (requests.isComplete()) {
+            complete();
+            return;
+        }
+        if (from == null) {
+            pumpPhase1();
+            if (strategy == Strategy.OVERLAP || requests.isEndgame()) {
+                pumpAll();
+            }
+        }
+    }
+
+    /** Serves a request on the connection's own loop: zero-copy from the store, or a {@code REJECT}. */
+    void serve(PeerHandler h, int piece) {
+        String id = h.peerId;
+        if (closing || id == null || banned.contains(id) || choke.isChoking(id) || store.isClosed() || !store.hasPiece(piece)) {
+            h.ctx.writeAndFlush(new Reject(piece), h.ctx.voidPromise());
+            return;
+        }
+        int length = layout.length(piece);
+        ChannelFuture f = FaultHooks.corrupts(self) ? FaultHooks.writeCorrupted(h.ctx, store, piece)
+                : PieceWriter.write(h.ctx, store, piece);
+        if (f.isDone() && !f.isSuccess()) {
+            h.ctx.writeAndFlush(new Reject(piece), h.ctx.voidPromise());
+            return;
+        }
+        h.ctx.flush();
+        f.addListener(done -> {
+            if (done.isSuccess()) {
+                choke.uploaded(id, length);
+                exchangedWith.add(id);
+            }
+        });
+    }
+
+    // ---------------------------------------------------------------- choking
+
+    private void applyChoking(ChokeScheduler.Decisions d) {
+        if (closing) {
+            return;
+        }
+        for (String id : d.unchoke()) {
+            Peer p = peers.get(id);
+            if (p != null) {
+                p.handler.send(Unchoke.INSTANCE);
+            }
+        }
+        for (String id : d.choke()) {
+            Peer p = peers.get(id);
+            if (p != null) {
+                p.handler.send(Choke.INSTANCE);
+            }
+        }
+    }
+
+    /**
+     * Fills a free unchoke slot at once instead of at the next interval: when fewer interested peers are
+     * unchoked than there are slots (the regular ones and the optimistic one) and an interested peer waits.
+     * A peer that lost interest (it completed, say) frees its slot this way without waiting for the timer.
+     */
+    private void rechokeIfSlotsFree() {
+        if (closing) {
+            return;
+        }
+        int served = 0;
+        boolean waiting = false;
+        for (Peer p : peers.values()) {
+            if (!p.peerInterested) {
+                continue;
+            }
+            if (choke.isChoking(p.id)) {
+                waiting = true;
+            } else {
+                served++;
+            }
+        }
+        if (waiting && served < config.unchokeSlots() + 1) {
+            applyChoking(choke.rechoke());
+        }
+    }
+
+    // ---------------------------------------------------------------- orphans, completion, lingering
+
+    private void housekeeping() {
+        if (closing) {
+            return;
+        }
+        long now = ticker.read();
+        pendingSince.values().removeIf(since -> now - since > CONNECT_GRACE_NANOS);
+        if (complete) {
+            checkLingerEnd();
+            return;
+        }
+        checkPhase2Start();
+        takeOrphans(now);
+    }
+
+    /**
+     * The end-of-run rule: once phase 1 is over everywhere this node can see, pieces that it lacks, that no
+     * connected peer holds and that nobody is to fetch (a dead node's unfinished works, gaps between views of
+     * the membership) are fetched from S3. The nodes that are not done share them out deterministically
+     * ({@link Shares#reassign}, survivors in node id order), so each orphan is read about once; when orphans
+     * remain after a round without anyone advertising work, views disagree and this node takes them all.
+     */
+    private void takeOrphans(long now) {
+        if (!phase1OverEverywhere()) {
+            orphanSince = -1;
+            return;
+        }
+        Bitfield have = store.bitfield();
+        Bitfield orphans = new Bitfield(pieceCount);
+        for (int p = have.nextClear(0); p >= 0; p = have.nextClear(p + 1)) {
+            if (!workList.isPending(p) && requests.availability(p) == 0) {
+                orphans.set(p);
+            }
+        }
+        if (orphans.cardinality() == 0) {
+            orphanSince = -1;
+            return;
+        }
+        if (orphanSince < 0) {
+            orphanSince = now;
+            return;
+        }
+        if (now - orphanSince < ORPHAN_GRACE_NANOS) {
+            return;
+        }
+        orphanSince = -1;
+        List<String> survivors = new ArrayList<>();
+        survivors.add(self);
+        for (Peer p : peers.values()) {
+            if (!p.done) {
+                survivors.add(p.id);
+            }
+        }
+        survivors.sort(null);
+        boolean all = orphanRounds++ > 0;
+        int n = all ? 1 : survivors.size();
+        List<PieceRun> mine = Shares.reassign(orphans, new Bitfield(pieceCount), n, config.workSize())
+                .get(all ? 0 : survivors.indexOf(self));
+        LOG.info("{}: {} pieces nobody has or will fetch; this node fetches {} of them from S3{}", self,
+                orphans.cardinality(), mine.stream().mapToInt(PieceRun::count).sum(), all ? " (all: views disagree)" : "");
+        if (!mine.isEmpty()) {
+            workList.append(mine);
+            advertiseWorks();
+            pumpPhase1();
+        }
+    }
+
+    private void complete() {
+        if (complete) {
+            return;
+        }
+        complete = true;
+        long now = ticker.read();
+        if (phase1EndNanos < 0) {
+            phase1EndNanos = now;
+        }
+        choke.seeding(true);
+        for (Peer p : peers.values()) {
+            p.amInterested = false;
+            p.handler.write(NotInterested.INSTANCE);
+            p.handler.write(Done.INSTANCE);
+            p.handler.flush();
+        }
+        Outcome outcome = new Outcome(bytesFromPeers, Duration.ofNanos(phase1EndNanos - startNanos),
+                Duration.ofNanos(now - phase1EndNanos), piecesStolen, exchangedWith.size());
+        LOG.debug("{}: complete {}", self, outcome);
+        completion.complete(outcome);
+        lingerTimer = loop.schedule(this::finish, config.linger().toNanos(), TimeUnit.NANOSECONDS);
+        checkLingerEnd();
+    }
+
+    private boolean allPeersDone() {
+        for (Peer p : peers.values()) {
+            if (!p.done) {
+                return false;
+            }
+        }
+        return true;
+    }
+
+    private void checkLingerEnd() {
+        if (complete && !closing && allPeersDone() && pendingSince.isEmpty()) {
+            finish();
+        }
+    }
+
+    /** Stops everything: the S3 fetch, timers, connections, the registry; then completes {@link #finished()}. */
+    void finish() {
+        if (closing) {
+            return;
+        }
+        closing = true;
+        if (!completion.isDone()) {
+            completion.completeExceptionally(new CancellationException("the cluster run was stopped"));
+        }
+        for (ScheduledFuture<?> t : new ScheduledFuture<?>[] {housekeeping, chokeTimer, lingerTimer}) {
+            if (t != null) {
+                t.cancel(false);
+            }
+        }
+        if (fetch != null) {
+            fetch.cancel(true);
+        }
+        cluster.router().unregister(group.hash(), this);
+        List<CompletableFuture<Void>> closed = new ArrayList<>();
+        for (Channel ch : List.copyOf(channels)) {
+            CompletableFuture<Void> c = new CompletableFuture<>();
+            ch.closeFuture().addListener(f -> c.complete(null));
+            closed.add(c);
+            if (ch.isActive()) {
+                ch.writeAndFlush(new Goodbye(Goodbye.Reason.NORMAL, complete ? "done" : "stopped"))
+                        .addListener(ChannelFutureListener.CLOSE);
+                ch.eventLoop().schedule(() -> ch.close(), 1, TimeUnit.SECONDS);
+            } else {
+                ch.close();
+            }
+        }
+        peers.clear();
+        CompletableFuture<Void> channelsClosed = CompletableFuture.allOf(closed.toArray(CompletableFuture[]::new));
+        channelsClosed.whenComplete((v, e) -> {
+            try {
+                cluster.blocking().execute(this::leaveRegistry);
+            } catch (RuntimeException rejected) {
+                leaveRegistry();
+            }
+        });
+    }
+
+    private void leaveRegistry() {
+        try {
+            NodeRegistry.Watch w = watch;
+            if (w != null) {
+                w.close();
+            }
+            NodeRegistry r = registry;
+            if (r != null) {
+                r.close();
+            }
+        } catch (RuntimeException e) {
+            LOG.warn("{}: leaving the registry for {} failed: {}", self, group, e.toString());
+        } finally {
+            finished.complete(null);
+        }
+    }
+
+    private static long seed(String nodeId, int salt) {
+        long h = nodeId.hashCode() * 0x9E3779B97F4A7C15L + salt;
+        h ^= h >>> 33;
+        h *= 0xff51afd7ed558ccdL;
+        h ^= h >>> 33;
+        return h;
+    }
+}

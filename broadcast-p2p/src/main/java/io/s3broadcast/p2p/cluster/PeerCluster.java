@@ -1,0 +1,171 @@
+package io.s3broadcast.p2p.cluster;
+
+import io.netty.bootstrap.ServerBootstrap;
+import io.netty.channel.Channel;
+import io.netty.channel.ChannelInitializer;
+import io.netty.channel.ChannelOption;
+import io.netty.channel.EventLoop;
+import io.netty.channel.nio.NioEventLoopGroup;
+import io.netty.channel.socket.nio.NioServerSocketChannel;
+import io.s3broadcast.BroadcastException;
+import io.s3broadcast.spi.ClusterConfig;
+import io.s3broadcast.spi.ClusterRun;
+import io.s3broadcast.spi.ClusterStrategy;
+import io.s3broadcast.spi.ClusterTask;
+import java.util.List;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.ThreadFactory;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.net.InetSocketAddress;
+import software.amazon.awssdk.services.s3.S3AsyncClient;
+
+/**
+ * The cluster strategy of one {@code Broadcast}: one peer server bound to {@link ClusterConfig#listen()}
+ * shared by every run, whose inbound connections a {@link GroupRouter} hands to the run of the group named in
+ * the peer's handshake; event loops for the peer connections (each run keeps its decisions on one of them);
+ * a small pool for file writes of received pieces; threads for registry calls, which may block.
+ */
+final class PeerCluster implements ClusterStrategy {
+
+    /** Event loop threads per broadcast: peer I/O, CRC checks and the runs' decisions. */
+    static final int EVENT_LOOP_THREADS = 2;
+
+    private final ClusterConfig config;
+    private final S3AsyncClient registryClient;
+    private final NioEventLoopGroup loops;
+    private final ExecutorService blocking;
+    private final ExecutorService disk;
+    private final ScheduledExecutorService timer;
+    private final GroupRouter router;
+    private final Set<NodeRun> runs = ConcurrentHashMap.newKeySet();
+    private final Channel server;
+    private volatile boolean closed;
+
+    private PeerCluster(ClusterConfig config, S3AsyncClient registryClient) {
+        this.config = config;
+        this.registryClient = registryClient;
+        this.loops = new NioEventLoopGroup(EVENT_LOOP_THREADS, threads("s3broadcast-peer"));
+        this.blocking = Executors.newCachedThreadPool(threads("s3broadcast-registry"));
+        this.disk = Executors.newFixedThreadPool(2, threads("s3broadcast-piece-write"));
+        this.timer = Executors.newSingleThreadScheduledExecutor(threads("s3broadcast-cluster-timer"));
+        this.router = new GroupRouter();
+        try {
+            this.server = new ServerBootstrap()
+                    .group(loops)
+                    .channel(NioServerSocketChannel.class)
+                    .option(ChannelOption.SO_REUSEADDR, true)
+                    .childHandler(new ChannelInitializer<Channel>() {
+                        @Override
+                        protected void initChannel(Channel ch) {
+                            ch.pipeline().addLast(GroupRouter.NAME, router.newHandler());
+                        }
+                    })
+                    .bind(config.listen()).syncUninterruptibly().channel();
+        } catch (RuntimeException e) {
+            shutdown();
+            throw new BroadcastException("cannot bind the peer server to " + config.listen() + ": " + e, e);
+        }
+    }
+
+    static PeerCluster start(ClusterConfig config, S3AsyncClient registryClient) {
+        return new PeerCluster(config, registryClient);
+    }
+
+    @Override
+    public ClusterRun start(ClusterTask task) {
+        NodeRun run = new NodeRun(this, task);
+        if (closed) {
+            run.fail(new BroadcastException("the cluster strategy is closed"));
+            return run;
+        }
+        runs.add(run);
+        run.finished().whenComplete((v, e) -> runs.remove(run));
+        run.start();
+        return run;
+    }
+
+    ClusterConfig config() {
+        return config;
+    }
+
+    S3AsyncClient registryClient() {
+        return registryClient;
+    }
+
+    /** The port the peer server is bound to. */
+    int port() {
+        return ((InetSocketAddress) server.localAddress()).getPort();
+    }
+
+    InetSocketAddress listenAddress() {
+        return (InetSocketAddress) server.localAddress();
+    }
+
+    NioEventLoopGroup loops() {
+        return loops;
+    }
+
+    EventLoop nextLoop() {
+        return loops.next();
+    }
+
+    ExecutorService blocking() {
+        return blocking;
+    }
+
+    ExecutorService disk() {
+        return disk;
+    }
+
+    ScheduledExecutorService timer() {
+        return timer;
+    }
+
+    GroupRouter router() {
+        return router;
+    }
+
+    @Override
+    public void close() {
+        if (closed) {
+            return;
+        }
+        closed = true;
+        for (NodeRun run : List.copyOf(runs)) {
+            run.fail(new BroadcastException("the broadcast is closing"));
+        }
+        for (NodeRun run : List.copyOf(runs)) {
+            try {
+                run.finished().get(5, TimeUnit.SECONDS);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                break;
+            } catch (Exception e) {
+                // close anyway
+            }
+        }
+        server.close().awaitUninterruptibly(5, TimeUnit.SECONDS);
+        shutdown();
+    }
+
+    private void shutdown() {
+        loops.shutdownGracefully(0, 1, TimeUnit.SECONDS);
+        blocking.shutdown();
+        disk.shutdown();
+        timer.shutdownNow();
+    }
+
+    private static ThreadFactory threads(String prefix) {
+        AtomicInteger n = new AtomicInteger();
+        return r -> {
+            Thread t = new Thread(r, prefix + "-" + n.incrementAndGet());
+            t.setDaemon(true);
+            return t;
+        };
+    }
+}

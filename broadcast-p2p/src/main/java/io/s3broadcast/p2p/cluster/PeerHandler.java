@@ -1,0 +1,107 @@
+package io.s3broadcast.p2p.cluster;
+
+import io.netty.channel.ChannelHandlerContext;
+import io.netty.channel.ChannelInboundHandlerAdapter;
+import io.netty.util.ReferenceCountUtil;
+import io.s3broadcast.p2p.protocol.Cancel;
+import io.s3broadcast.p2p.protocol.HandshakeCompleted;
+import io.s3broadcast.p2p.protocol.PeerMessage;
+import io.s3broadcast.p2p.protocol.Request;
+import io.s3broadcast.registry.NodeInfo;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The exchange handler of one peer connection, last in its pipeline. It serves {@code REQUEST}s itself, on
+ * the channel's event loop (zero-copy from the store, see {@link NodeRun#serve}); everything else goes to
+ * the run, which decides on its own event loop. It keeps only what it needs to route: the peer's node id,
+ * set once the handshake is accepted.
+ */
+final class PeerHandler extends ChannelInboundHandlerAdapter {
+
+    private static final Logger LOG = LoggerFactory.getLogger(PeerHandler.class);
+
+    final NodeRun run;
+    /** The member this side dialled, or null for an inbound connection. */
+    final NodeInfo dialed;
+    volatile ChannelHandlerContext ctx;
+    /** Set on the channel's loop when the handshake completes; read by the run. */
+    volatile String peerId;
+    volatile int peerMaxFrameLength;
+
+    PeerHandler(NodeRun run, NodeInfo dialed) {
+        this.run = run;
+        this.dialed = dialed;
+    }
+
+    @Override
+    public void handlerAdded(ChannelHandlerContext ctx) {
+        this.ctx = ctx;
+    }
+
+    @Override
+    public void userEventTriggered(ChannelHandlerContext ctx, Object evt) {
+        if (evt instanceof HandshakeCompleted hc) {
+            peerId = hc.peerNodeId();
+            peerMaxFrameLength = hc.peerMaxFrameLength();
+            run.execute(() -> run.connected(this));
+            return;
+        }
+        ctx.fireUserEventTriggered(evt);
+    }
+
+    @Override
+    public void channelRead(ChannelHandlerContext ctx, Object msg) {
+        if (msg instanceof Request r) {
+            run.serve(this, r.piece());
+            return;
+        }
+        if (msg instanceof Cancel) {
+            return; // a piece is written as soon as it is requested: it has gone out already
+        }
+        if (!(msg instanceof PeerMessage m)) {
+            ReferenceCountUtil.release(msg);
+            return;
+        }
+        try {
+            run.execute(() -> run.received(this, m));
+        } catch (RuntimeException e) {
+            ReferenceCountUtil.release(m);
+        }
+    }
+
+    @Override
+    public void channelInactive(ChannelHandlerContext ctx) {
+        try {
+            run.execute(() -> run.disconnected(this));
+        } catch (RuntimeException e) {
+            // the run's loop is shut down: nothing left to tell
+        }
+        ctx.fireChannelInactive();
+    }
+
+    @Override
+    public void exceptionCaught(ChannelHandlerContext ctx, Throwable cause) {
+        LOG.debug("connection to {} ({}) failed: {}", peerId, ctx.channel().remoteAddress(), cause.toString());
+        ctx.close();
+    }
+
+    /** Writes and flushes {@code message}; from any thread. */
+    void send(PeerMessage message) {
+        ctx.writeAndFlush(message, ctx.voidPromise());
+    }
+
+    /** Writes without flushing; from any thread. */
+    void write(PeerMessage message) {
+        ctx.write(message, ctx.voidPromise());
+    }
+
+    void flush() {
+        ctx.flush();
+    }
+
+    @Override
+    public String toString() {
+        return "peer " + peerId + " " + (ctx == null ? "" : ctx.channel().remoteAddress());
+    }
+}
