@@ -21,9 +21,12 @@ import software.amazon.awssdk.services.s3.model.GetObjectResponse;
 
 /**
  * The body of one ranged GET, streamed to its place in the {@link PieceStore} as it arrives: each chunk is
- * written at its position, fed to the CRC32C of the piece it belongs to, and when a piece's last byte is
- * written the piece is recorded in the store with its CRC32C. Demand is one chunk at a time and is
- * renewed only after the chunk is written, so a slow disk slows the socket instead of filling the heap.
+ * fed to the CRC32C of the piece it belongs to and written at its position (small chunks, such as the
+ * Netty client's 8 KiB ones, are first gathered in one pooled buffer of {@link BufferPool#bufferSize()}
+ * bytes so the disk sees fewer, larger writes); when a piece's last byte is written the piece is recorded
+ * in the store with its CRC32C. Demand is one chunk at a time and is renewed only after the chunk is
+ * taken in, so memory per connection is one chunk plus the buffer whatever the object's size, and a slow
+ * disk slows the socket instead of filling the heap.
  *
  * <p>The response must be exactly the bytes asked for: its Content-Range and Content-Length are checked,
  * a body that ends early is a {@link TransientReadException}, and an ETag or object size other than the
@@ -45,6 +48,7 @@ final class PieceWriter implements AsyncResponseTransformer<GetObjectResponse, V
     private final long end;
     private final IntConsumer onPieceStored;
     private final Runnable onBytes;
+    private final BufferPool buffers;
     private final CRC32C crc = new CRC32C();
     private final Object lock = new Object();
 
@@ -53,16 +57,21 @@ final class PieceWriter implements AsyncResponseTransformer<GetObjectResponse, V
     private Throwable failure;
     private CompletableFuture<Void> result;
     private Subscription subscription;
+    /** Bytes received up to here. */
     private long position;
+    /** Bytes written to the store up to here; those in between are in {@code pending}. */
+    private long written;
+    private ByteBuffer pending;
 
     /**
      * @param start first byte asked for; the first byte of a piece
      * @param end one past the last byte asked for; the end of a piece
      * @param onPieceStored called, under this writer's lock, with each piece recorded in the store
      * @param onBytes called when bytes arrive (feeds the stall watchdog)
+     * @param buffers where to borrow the buffer that gathers small chunks into larger writes
      */
     PieceWriter(ObjectInfo object, PieceStore store, SourceListener listener, long start, long end,
-            IntConsumer onPieceStored, Runnable onBytes) {
+            IntConsumer onPieceStored, Runnable onBytes, BufferPool buffers) {
         this.object = object;
         this.store = store;
         this.layout = store.layout();
@@ -71,7 +80,9 @@ final class PieceWriter implements AsyncResponseTransformer<GetObjectResponse, V
         this.end = end;
         this.onPieceStored = onPieceStored;
         this.onBytes = onBytes;
+        this.buffers = buffers;
         this.position = start;
+        this.written = start;
     }
 
     /** The bytes asked for, as {@code bytes a-b} (inclusive, as in HTTP). */
@@ -92,6 +103,10 @@ final class PieceWriter implements AsyncResponseTransformer<GetObjectResponse, V
             subscription = null;
             result = r;
             position = start;
+            written = start;
+            if (pending != null) {
+                pending.clear();
+            }
             crc.reset();
         }
         if (previous != null) {
@@ -195,6 +210,7 @@ final class PieceWriter implements AsyncResponseTransformer<GetObjectResponse, V
             } else {
                 finished = true;
                 r = result;
+                releaseBuffer();
             }
         }
         if (problem != null) {
@@ -223,6 +239,7 @@ final class PieceWriter implements AsyncResponseTransformer<GetObjectResponse, V
             failure = cause;
             s = subscription;
             r = result;
+            releaseBuffer();
         }
         if (s != null) {
             s.cancel();
@@ -238,7 +255,10 @@ final class PieceWriter implements AsyncResponseTransformer<GetObjectResponse, V
         }
     }
 
-    /** Writes a chunk at its position; returns the pieces it completed that were new to the store. */
+    /**
+     * Takes in a chunk: feeds each piece's CRC32C, gathers the bytes into larger writes, and records each
+     * piece the chunk completes once its last bytes are written. Returns the pieces new to the store.
+     */
     private int[] write(ByteBuffer chunk) throws IOException {
         if (chunk.remaining() > end - position) {
             throw new TransientReadException("body of " + range() + " of " + objectName() + " has more than the "
@@ -251,11 +271,12 @@ final class PieceWriter implements AsyncResponseTransformer<GetObjectResponse, V
             int take = (int) Math.min(chunk.remaining(), pieceEnd - position);
             ByteBuffer slice = chunk.slice();
             slice.limit(take);
-            store.write(position, slice.duplicate());
-            crc.update(slice);
+            crc.update(slice.duplicate());
+            gather(slice);
             chunk.position(chunk.position() + take);
             position += take;
             if (position == pieceEnd) {
+                flush();
                 int value = (int) crc.getValue();
                 crc.reset();
                 if (store.completePiece(piece, value)) {
@@ -265,6 +286,52 @@ final class PieceWriter implements AsyncResponseTransformer<GetObjectResponse, V
             }
         }
         return stored;
+    }
+
+    /** Adds bytes after {@code position} to the pending buffer, writing it out whenever it fills. */
+    private void gather(ByteBuffer bytes) throws IOException {
+        if (pending == null) {
+            if (bytes.remaining() >= buffers.bufferSize()) {
+                writeOut(bytes);
+                return;
+            }
+            pending = buffers.acquire();
+        }
+        while (bytes.hasRemaining()) {
+            if (pending.position() == 0 && bytes.remaining() >= pending.capacity()) {
+                writeOut(bytes);
+                return;
+            }
+            int n = Math.min(bytes.remaining(), pending.remaining());
+            ByteBuffer part = bytes.slice();
+            part.limit(n);
+            pending.put(part);
+            bytes.position(bytes.position() + n);
+            if (!pending.hasRemaining()) {
+                flush();
+            }
+        }
+    }
+
+    private void flush() throws IOException {
+        if (pending != null && pending.position() > 0) {
+            pending.flip();
+            writeOut(pending);
+            pending.clear();
+        }
+    }
+
+    private void writeOut(ByteBuffer bytes) throws IOException {
+        int n = bytes.remaining();
+        store.write(written, bytes);
+        written += n;
+    }
+
+    private void releaseBuffer() {
+        if (pending != null) {
+            buffers.release(pending);
+            pending = null;
+        }
     }
 
     /** Checks that a response carries the bytes asked for of the object the HEAD saw; null when it does. */

@@ -176,7 +176,7 @@ final class RangeReader {
             long end = layout.offset(last) + layout.length(last);
             this.watchdog = new StallWatchdog(ctx.scheduler(), ctx.ticker(), ctx.stallTimeout(), this::stalled);
             this.writer = new PieceWriter(ctx.object(), ctx.store(), ctx.listener(), start, end,
-                    RangeReader.this::pieceStored, watchdog::progress);
+                    RangeReader.this::pieceStored, watchdog::progress, ctx.buffers());
         }
 
         void start() {

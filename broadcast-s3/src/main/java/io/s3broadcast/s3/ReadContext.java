@@ -25,7 +25,8 @@ record ReadContext(
         DoubleSupplier random,
         Backoff backoff,
         int maxAttempts,
-        Duration stallTimeout) {
+        Duration stallTimeout,
+        BufferPool buffers) {
 
     String name() {
         return "s3://" + object.bucket() + "/" + object.key();

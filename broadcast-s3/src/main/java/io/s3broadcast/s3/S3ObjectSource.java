@@ -30,6 +30,8 @@ final class S3ObjectSource implements ObjectSource {
 
     /** Limit on each HEAD-like request; they have no body. */
     static final Duration HEAD_TIMEOUT = Duration.ofSeconds(30);
+    /** Bytes gathered per connection before a write to the store; larger chunks are written as they come. */
+    static final int WRITE_BUFFER = 256 << 10;
 
     private final S3AsyncClient client;
     private final boolean ownsClient;
@@ -39,6 +41,7 @@ final class S3ObjectSource implements ObjectSource {
     private final Ticker ticker;
     private final DoubleSupplier random;
     private final Backoff backoff;
+    private final BufferPool buffers;
     private final Set<CompletableFuture<?>> running = ConcurrentHashMap.newKeySet();
     private volatile boolean closed;
 
@@ -54,7 +57,7 @@ final class S3ObjectSource implements ObjectSource {
         try {
             S3AsyncClient client = config.client() != null ? config.client() : S3Clients.build(config);
             return new S3ObjectSource(client, config.client() == null, config, timer, true, Ticker.systemTicker(),
-                    () -> ThreadLocalRandom.current().nextDouble());
+                    () -> ThreadLocalRandom.current().nextDouble(), WRITE_BUFFER);
         } catch (RuntimeException | Error e) {
             timer.shutdownNow();
             throw e;
@@ -62,7 +65,7 @@ final class S3ObjectSource implements ObjectSource {
     }
 
     S3ObjectSource(S3AsyncClient client, boolean ownsClient, SourceConfig config, ScheduledExecutorService scheduler,
-            boolean ownsScheduler, Ticker ticker, DoubleSupplier random) {
+            boolean ownsScheduler, Ticker ticker, DoubleSupplier random, int writeBuffer) {
         this.client = Objects.requireNonNull(client, "client");
         this.ownsClient = ownsClient;
         this.config = Objects.requireNonNull(config, "config");
@@ -71,6 +74,7 @@ final class S3ObjectSource implements ObjectSource {
         this.ticker = Objects.requireNonNull(ticker, "ticker");
         this.random = Objects.requireNonNull(random, "random");
         this.backoff = new Backoff(config.initialBackoff(), config.maxBackoff());
+        this.buffers = new BufferPool(writeBuffer, config.connections());
     }
 
     @Override
@@ -99,7 +103,7 @@ final class S3ObjectSource implements ObjectSource {
                 return closedFailure();
             }
             ReadContext ctx = new ReadContext(client, object, store, listener, scheduler, ticker, random, backoff,
-                    config.maxAttempts(), config.stallTimeout());
+                    config.maxAttempts(), config.stallTimeout(), buffers);
             return track(new Fetch(ctx, pieces, config.connections(), config.rangeSize()).start());
         } catch (RuntimeException e) {
             return CompletableFuture.failedFuture(e);

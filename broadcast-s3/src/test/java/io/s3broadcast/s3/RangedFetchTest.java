@@ -57,9 +57,13 @@ class RangedFetchTest {
     }
 
     S3ObjectSource source(int connections, int maxAttempts) {
+        return source(connections, maxAttempts, S3ObjectSource.WRITE_BUFFER);
+    }
+
+    S3ObjectSource source(int connections, int maxAttempts, int writeBuffer) {
         SourceConfig config = new SourceConfig(client, null, null, null, true, "netty", connections, RANGE, maxAttempts,
                 Duration.ofMillis(100), MAX_BACKOFF, STALL);
-        return new S3ObjectSource(client, false, config, scheduler, false, scheduler.ticker, () -> 0.5);
+        return new S3ObjectSource(client, false, config, scheduler, false, scheduler.ticker, () -> 0.5, writeBuffer);
     }
 
     ObjectInfo info() {
@@ -95,6 +99,25 @@ class RangedFetchTest {
                 .containsExactly("bytes=0-4095", "bytes=4096-8191", "bytes=8192-10539");
         assertThat(client.calls).allSatisfy(c -> assertThat(c.request.ifMatch()).isEqualTo(ETAG));
         assertThat(listener.bytes.get()).isEqualTo(data.length);
+    }
+
+    @Test
+    void chunksLargerOrSmallerThanTheWriteBufferLandInPlace() throws Exception {
+        for (int chunk : new int[] {100, 999, 1000, 1001, 3000, 5000}) {
+            FakeS3Client chunky = new FakeS3Client(data, ETAG, chunk);
+            SourceConfig config = new SourceConfig(chunky, null, null, null, true, "netty", 2, RANGE, 3,
+                    Duration.ofMillis(100), MAX_BACKOFF, STALL);
+            Recorder recorder = new Recorder();
+            try (PieceStore s = PieceStore.create(dir.resolve("chunk-" + chunk), new PieceLayout(data.length, PIECE))) {
+                new S3ObjectSource(chunky, false, config, scheduler, false, scheduler.ticker, () -> 0.5, 1000)
+                        .fetch(info(), PieceQueue.ofRange(0, 11), s, recorder).get();
+                assertThat(Files.readAllBytes(s.commit())).as("chunks of %d", chunk).isEqualTo(data);
+                for (int p = 0; p < 11; p++) {
+                    assertThat(s.crc32c(p)).isEqualTo(s.crc32cOnDisk(p));
+                }
+                assertThat(recorder.pieces).hasSize(11);
+            }
+        }
     }
 
     @Test

@@ -48,6 +48,8 @@ import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
 import software.amazon.awssdk.auth.credentials.AwsBasicCredentials;
 import software.amazon.awssdk.auth.credentials.StaticCredentialsProvider;
 
@@ -63,8 +65,13 @@ class S3ObjectSourceIT {
     Path dir;
 
     SourceConfig config(S3Fixture s3, URI endpoint, int connections, int maxAttempts, Duration stallTimeout) {
-        return new SourceConfig(null, endpoint, s3.region(), s3.credentialsProvider(), true, "netty", connections, RANGE,
-                maxAttempts, Duration.ofMillis(10), Duration.ofMillis(200), stallTimeout);
+        return config(s3, "netty", endpoint, connections, maxAttempts, stallTimeout);
+    }
+
+    SourceConfig config(S3Fixture s3, String httpClient, URI endpoint, int connections, int maxAttempts,
+            Duration stallTimeout) {
+        return new SourceConfig(null, endpoint, s3.region(), s3.credentialsProvider(), true, httpClient, connections,
+                RANGE, maxAttempts, Duration.ofMillis(10), Duration.ofMillis(200), stallTimeout);
     }
 
     ObjectSource source(S3Fixture s3, SourceConfig config) {
@@ -94,11 +101,12 @@ class S3ObjectSourceIT {
         }
     }
 
-    @Test
-    void fetchesALargeObjectByteExact(S3Fixture s3) throws Exception {
+    @ParameterizedTest(name = "{0}")
+    @ValueSource(strings = {"netty", "crt"})
+    void fetchesALargeObjectByteExact(String httpClient, S3Fixture s3) throws Exception {
         long size = (64L << 20) + 12_345; // not a multiple of the range nor of the piece
         StoredObject object = s3.putRandom(s3.key("large.bin"), size, 64);
-        ObjectSource source = source(s3);
+        ObjectSource source = source(s3, config(s3, httpClient, s3.endpoint(), 4, 3, Duration.ofSeconds(10)));
         ObjectInfo info = source.head(s3.bucket(), object.key()).get(1, TimeUnit.MINUTES);
         assertThat(info.size()).isEqualTo(size);
         assertThat(PieceWriter.unquote(info.eTag())).isEqualTo(PieceWriter.unquote(object.eTag()));
@@ -200,12 +208,13 @@ class S3ObjectSourceIT {
         }
     }
 
-    @Test
-    void slowDownsAreRetriedByteExact(S3Fixture s3) throws Exception {
+    @ParameterizedTest(name = "{0}")
+    @ValueSource(strings = {"netty", "crt"})
+    void slowDownsAreRetriedByteExact(String httpClient, S3Fixture s3) throws Exception {
         StoredObject object = s3.putRandom(s3.key("slow.bin"), (16L << 20) + 7, 503);
         FaultProxy proxy = proxy(s3);
         Rule slowDown = proxy.add(Rule.forGets().withRange().times(3).inject(Fault.slowDown()));
-        ObjectSource source = source(s3, config(s3, proxy.endpoint(), 4, 5, Duration.ofSeconds(10)));
+        ObjectSource source = source(s3, config(s3, httpClient, proxy.endpoint(), 4, 5, Duration.ofSeconds(10)));
         ObjectInfo info = source.head(s3.bucket(), object.key()).get(1, TimeUnit.MINUTES);
         Counting listener = new Counting();
         assertThat(sha256(fetchAll(source, info, listener))).isEqualTo(object.sha256());
@@ -214,15 +223,16 @@ class S3ObjectSourceIT {
         assertThat(listener.causes).allSatisfy(c -> assertThat(Failures.describe(c)).startsWith("503 SlowDown"));
     }
 
-    @Test
-    void bodiesCutMidwayAreResumedByteExact(S3Fixture s3) throws Exception {
+    @ParameterizedTest(name = "{0}")
+    @ValueSource(strings = {"netty", "crt"})
+    void bodiesCutMidwayAreResumedByteExact(String httpClient, S3Fixture s3) throws Exception {
         long size = (16L << 20) + 7;
         StoredObject object = s3.putRandom(s3.key("cut.bin"), size, 7);
         FaultProxy proxy = proxy(s3);
         // The first range ends cleanly after 1.5 pieces (a short body); a later one is reset.
         Rule truncate = proxy.add(Rule.forGets().range("bytes=0-4194303").inject(Fault.truncateAfter(PIECE + PIECE / 2)));
         Rule reset = proxy.add(Rule.forGets().range("bytes=8388608-12582911").inject(Fault.resetAfter(PIECE / 2)));
-        ObjectSource source = source(s3, config(s3, proxy.endpoint(), 2, 5, Duration.ofSeconds(10)));
+        ObjectSource source = source(s3, config(s3, httpClient, proxy.endpoint(), 2, 5, Duration.ofSeconds(10)));
         ObjectInfo info = source.head(s3.bucket(), object.key()).get(1, TimeUnit.MINUTES);
         Counting listener = new Counting();
         assertThat(sha256(fetchAll(source, info, listener))).isEqualTo(object.sha256());
@@ -235,12 +245,13 @@ class S3ObjectSourceIT {
         assertThat(listener.bytes.get()).isLessThan(size + 2 * RANGE);
     }
 
-    @Test
-    void aStalledBodyIsAbandonedAndRetried(S3Fixture s3) throws Exception {
+    @ParameterizedTest(name = "{0}")
+    @ValueSource(strings = {"netty", "crt"})
+    void aStalledBodyIsAbandonedAndRetried(String httpClient, S3Fixture s3) throws Exception {
         StoredObject object = s3.putRandom(s3.key("stall.bin"), (8L << 20) + 1, 11);
         FaultProxy proxy = proxy(s3);
         Rule stall = proxy.add(Rule.forGets().range("bytes=4194304-8388607").inject(Fault.stallAfter(64 << 10)));
-        ObjectSource source = source(s3, config(s3, proxy.endpoint(), 2, 3, Duration.ofMillis(750)));
+        ObjectSource source = source(s3, config(s3, httpClient, proxy.endpoint(), 2, 3, Duration.ofMillis(750)));
         ObjectInfo info = source.head(s3.bucket(), object.key()).get(1, TimeUnit.MINUTES);
         Counting listener = new Counting();
         assertThat(sha256(fetchAll(source, info, listener))).isEqualTo(object.sha256());
@@ -263,12 +274,13 @@ class S3ObjectSourceIT {
         assertThat(always.injected()).isEqualTo(3);
     }
 
-    @Test
-    void cancellingStopsEveryGetInFlight(S3Fixture s3) throws Exception {
+    @ParameterizedTest(name = "{0}")
+    @ValueSource(strings = {"netty", "crt"})
+    void cancellingStopsEveryGetInFlight(String httpClient, S3Fixture s3) throws Exception {
         StoredObject object = s3.putRandom(s3.key("cancel.bin"), 16L << 20, 13);
         FaultProxy proxy = proxy(s3);
         Rule stall = proxy.add(Rule.forGets().withRange().always().inject(Fault.stallAfter(64 << 10)));
-        ObjectSource source = source(s3, config(s3, proxy.endpoint(), 3, 3, Duration.ofMinutes(5)));
+        ObjectSource source = source(s3, config(s3, httpClient, proxy.endpoint(), 3, 3, Duration.ofMinutes(5)));
         ObjectInfo info = source.head(s3.bucket(), object.key()).get(1, TimeUnit.MINUTES);
         AtomicInteger polls = new AtomicInteger();
         PieceQueue all = PieceQueue.ofRange(0, 16);
