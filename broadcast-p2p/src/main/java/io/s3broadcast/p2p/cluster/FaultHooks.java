@@ -8,6 +8,7 @@ import io.s3broadcast.spi.PieceStore;
 import java.io.IOException;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.function.BiConsumer;
 
 /**
  * Test seam: nodes (by the id the registry knows them by) whose outgoing pieces carry one flipped byte
@@ -16,8 +17,14 @@ import java.util.concurrent.ConcurrentHashMap;
 final class FaultHooks {
 
     static final Set<String> CORRUPT_SENDERS = ConcurrentHashMap.newKeySet();
+    /** Hears {@code (banning node, banned node)} for every ban; does nothing outside tests. */
+    static volatile BiConsumer<String, String> onBan = (node, peer) -> { };
 
     private FaultHooks() {
+    }
+
+    static void banned(String node, String peer) {
+        onBan.accept(node, peer);
     }
 
     static boolean corrupts(String nodeId) {

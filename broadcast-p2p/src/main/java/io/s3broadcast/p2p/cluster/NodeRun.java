@@ -593,6 +593,9 @@ final class NodeRun implements ClusterRun {
             pumpPhase1();
         } else if (msg instanceof Goodbye g) {
             LOG.debug("{}: {} says goodbye: {} {}", self, p.id, g.reason(), g.detail());
+            if (g.reason() == Goodbye.Reason.PROTOCOL_ERROR) {
+                banned.add(p.id); // it banned us (or we broke the protocol): neither side wants this connection again
+            }
         } else {
             ReferenceCountUtil.release(msg);
         }
@@ -808,6 +811,7 @@ final class NodeRun implements ClusterRun {
 
     private void ban(String id) {
         banned.add(id);
+        FaultHooks.banned(self, id);
         LOG.warn("{}: banned {} after {} pieces with a wrong CRC32C; it is not served or asked again", self, id, BAN_THRESHOLD);
         Peer p = peers.get(id);
         if (p != null) {

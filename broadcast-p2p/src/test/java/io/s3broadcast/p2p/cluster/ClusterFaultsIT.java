@@ -1,0 +1,100 @@
+package io.s3broadcast.p2p.cluster;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.s3broadcast.CompletedFetch;
+import io.s3broadcast.FetchHandle;
+import io.s3broadcast.FetchListener;
+import io.s3broadcast.FetchProgress;
+import io.s3broadcast.Strategy;
+import io.s3broadcast.testkit.RealS3;
+import io.s3broadcast.testkit.S3Fixture;
+import io.s3broadcast.testkit.StoredObject;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.Set;
+import java.util.concurrent.CancellationException;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicReferenceArray;
+import org.apache.curator.test.TestingServer;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/** Cluster fetches that go wrong: a peer that corrupts pieces, nodes that die; and the ZooKeeper registry. */
+@RealS3
+class ClusterFaultsIT {
+
+    @TempDir
+    Path dir;
+
+    @AfterEach
+    void resetHooks() {
+        FaultHooks.CORRUPT_SENDERS.clear();
+        FaultHooks.onBan = (node, peer) -> { };
+    }
+
+    @Test
+    void aPeerSendingCorruptPiecesIsBannedAndNoFileHasAWrongByte(S3Fixture s3) throws Exception {
+        StoredObject object = s3.putRandom(s3.key("object.bin"), (2L << 20) + 999, 21);
+        Set<String> bans = ConcurrentHashMap.newKeySet();
+        FaultHooks.onBan = (node, peer) -> bans.add(node + " banned " + peer);
+        try (Swarm swarm = Swarm.of(s3, dir, Strategy.NON_STEAL, 3)) {
+            String liar = "127.0.0.1:" + swarm.ports.get(2);
+            FaultHooks.CORRUPT_SENDERS.add(liar);
+            swarm.start(object);
+            List<CompletedFetch> results = swarm.awaitAll(object, List.of());
+            assertEquals(Set.of("127.0.0.1:" + swarm.ports.get(0) + " banned " + liar,
+                    "127.0.0.1:" + swarm.ports.get(1) + " banned " + liar), bans);
+            assertEquals(3, results.size());
+        }
+    }
+
+    @Test
+    void survivorsCompleteWhenOneNodeDiesInPhaseOneAndAnotherInPhaseTwo(S3Fixture s3) throws Exception {
+        StoredObject object = s3.putRandom(s3.key("object.bin"), (16L << 20) + 4321, 22);
+        int n = 8;
+        int pieces = (int) ((object.size() + Swarm.PIECE_SIZE - 1) / Swarm.PIECE_SIZE);
+        AtomicReferenceArray<FetchHandle> handles = new AtomicReferenceArray<>(n);
+        // Node 7 dies after its first piece from S3 (phase 1); node 6 once it holds 70% of the object, which
+        // with STEAL is phase 2 (it starts when every node's work list is empty).
+        try (Swarm swarm = Swarm.of(s3, dir, Strategy.STEAL, n, null, i -> i < 6 ? null : new FetchListener() {
+            @Override
+            public void bytesTransferred(FetchProgress progress) {
+                int threshold = i == 7 ? 1 : pieces * 7 / 10;
+                FetchHandle h = handles.get(i);
+                if (progress.completedPieces() >= threshold && h != null) {
+                    h.cancel();
+                }
+            }
+        })) {
+            swarm.start(object);
+            for (int i = 0; i < n; i++) {
+                handles.set(i, swarm.handles.get(i));
+            }
+            List<CompletedFetch> results = swarm.awaitAll(object, List.of(6, 7));
+            assertEquals(6, results.size());
+            for (int killed : List.of(6, 7)) {
+                assertThrows(CancellationException.class,
+                        () -> swarm.handles.get(killed).completionFuture().get(30, TimeUnit.SECONDS));
+                assertFalse(swarm.dirs.get(killed).resolve("object.bin").toFile().exists());
+            }
+        }
+    }
+
+    @Test
+    void zooKeeperRegistry(S3Fixture s3) throws Exception {
+        StoredObject object = s3.putRandom(s3.key("object.bin"), (4L << 20) + 77, 23);
+        try (TestingServer zk = new TestingServer(true);
+                Swarm swarm = Swarm.of(s3, dir, Strategy.OVERLAP, 3, "zk://" + zk.getConnectString() + "/s3b-it", null)) {
+            swarm.start(object);
+            List<CompletedFetch> results = swarm.awaitAll(object, List.of());
+            assertTrue(Swarm.bytesFromS3(results) <= object.size() * 1.05, "read " + Swarm.bytesFromS3(results));
+            assertTrue(results.stream().allMatch(r -> r.bytesFromPeers() > 0), "every node pulled from peers: " + results);
+        }
+    }
+}
