@@ -5,62 +5,84 @@ import io.s3broadcast.CompletedFetch;
 import io.s3broadcast.FetchListener;
 import io.s3broadcast.FetchProgress;
 import io.s3broadcast.FetchRequest;
+import io.s3broadcast.Strategy;
 import java.io.IOException;
 import java.io.PrintWriter;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Duration;
+import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Locale;
+import java.util.Map;
 import java.util.concurrent.Callable;
+import java.util.concurrent.atomic.AtomicLongArray;
 import me.tongfei.progressbar.ConsoleProgressBarConsumer;
 import me.tongfei.progressbar.ProgressBar;
 import me.tongfei.progressbar.ProgressBarBuilder;
 import me.tongfei.progressbar.ProgressBarStyle;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.ParameterException;
 import picocli.CommandLine.Spec;
 
-/** {@code demo}: one fetch through {@code Broadcast} from an embedded S3 server, with a progress bar. */
+/**
+ * {@code demo}: a small cluster in this JVM fetching one object from an embedded S3 server, with the flat tree and with a
+ * cluster strategy, side by side; one node with the flat tree where no cluster engine is on the classpath.
+ */
 @Command(name = "demo",
         mixinStandardHelpOptions = true,
         sortOptions = false,
         headerHeading = "%n",
-        header = "Fetch one object from an embedded S3 server with Broadcast, showing progress.",
+        header = "Broadcast one object to a small cluster in this JVM: flat tree against a cluster strategy.",
         description = {
-            "%nStarts S3Proxy in this JVM, uploads a seeded random object of --size bytes, fetches it with"
-                    + " Broadcast (flat tree) showing a progress bar on stderr, then prints where it is, how fast it"
-                    + " came and whether it was verified, and one JSON line. Until the cluster exists this is one node.",
+            "%nStarts S3Proxy in this JVM and uploads a seeded random object of --size bytes. Then --nodes Broadcast"
+                    + " nodes, each with its own S3 client, directory and loopback peer port, fetch it twice: with the"
+                    + " flat tree (every node reads the whole object from S3) and with --strategy (each node reads a"
+                    + " share and gets the rest from the others), with a progress bar on stderr. Prints every node's"
+                    + " completion time and S3 bytes side by side, and one JSON line.",
+            "%nWithout a cluster engine on the classpath (broadcast-p2p's), it fetches once, on one node, with"
+                    + " the flat tree.",
         },
         footerHeading = "%nExample:%n",
-        footer = "  java -jar broadcast-bench.jar demo --size 256MiB")
+        footer = "  java -jar broadcast-bench.jar demo --nodes 4 --size 96MiB --strategy steal")
 final class DemoCommand implements Callable<Integer> {
+
+    private static final Logger LOG = LoggerFactory.getLogger(DemoCommand.class);
 
     @Spec
     CommandSpec spec;
 
-    @Option(names = "--size", paramLabel = "SIZE", converter = ByteSize.Converter.class, defaultValue = "256MiB",
-            description = "Size of the object, e.g. 16MiB, 1GiB (default: ${DEFAULT-VALUE}).")
-    long size;
+    /** The cluster strategy shown against the flat tree unless {@code --strategy}. */
+    static final Strategy DEFAULT_CLUSTER_STRATEGY = Strategy.STEAL;
+
+    @Option(names = "--size", paramLabel = "SIZE", converter = ByteSize.Converter.class,
+            description = "Size of the object, e.g. 16MiB, 1GiB (default: 96MiB with a cluster, 256MiB on one node).")
+    Long size;
+
+    @Option(names = "--nodes", defaultValue = "4", description = "Nodes in the cluster (default: ${DEFAULT-VALUE}).")
+    int nodes;
+
+    @Option(names = "--strategy", paramLabel = "non-steal|steal|overlap", converter = Converters.StrategyConverter.class,
+            description = "Cluster strategy to compare with the flat tree (default: steal).")
+    Strategy strategy;
 
     @Option(names = "--seed", defaultValue = "42", description = "Seed of the random object (default: ${DEFAULT-VALUE}).")
     long seed;
 
-    @Option(names = "--connections", paramLabel = "N", description = "Concurrent ranged GETs (default: Broadcast's).")
-    Integer connections;
-
-    @Option(names = "--range-size", paramLabel = "SIZE", converter = ByteSize.Converter.class,
-            description = "Bytes per ranged GET (default: Broadcast's).")
-    Long rangeSize;
-
-    @Option(names = "--http-client", paramLabel = "netty|crt", description = "SDK HTTP client (default: Broadcast's).")
-    String httpClient;
+    @Mixin
+    NodeTuning tuning;
 
     @Option(names = "--output-dir", paramLabel = "DIR",
-            description = "Where to put the object (default: a new temporary directory, deleted afterwards unless --keep).")
+            description = "One node: where to put the object (default: a new temporary directory, deleted afterwards"
+                    + " unless --keep). A cluster: where the nodes' directories go, deleted afterwards.")
     Path outputDir;
 
-    @Option(names = "--keep", description = "Keep the fetched file (always kept with --output-dir).")
+    @Option(names = "--keep", description = "One node: keep the fetched file (always kept with --output-dir).")
     boolean keep;
 
     @Option(names = "--no-progress", negatable = false, description = "No progress bar.")
@@ -68,18 +90,81 @@ final class DemoCommand implements Callable<Integer> {
 
     @Override
     public Integer call() throws Exception {
-        double loadBefore = Machine.loadAverage();
-        if (size < 0) {
+        if (size != null && size < 0) {
             throw new ParameterException(spec.commandLine(), "--size must not be negative");
         }
+        if (nodes < 1) {
+            throw new ParameterException(spec.commandLine(), "--nodes must be at least 1");
+        }
+        if (strategy != null && !strategy.isCluster()) {
+            throw new ParameterException(spec.commandLine(), "--strategy names the cluster strategy shown next to the"
+                    + " flat tree: non-steal, steal or overlap");
+        }
+        if (ClusterEngine.present()) {
+            return cluster(size != null ? size : 96L << 20, strategy != null ? strategy : DEFAULT_CLUSTER_STRATEGY);
+        }
+        LOG.info("no cluster engine on the classpath: fetching on one node with the flat tree");
+        return single(size != null ? size : 256L << 20);
+    }
+
+    /** The flat tree and {@code clusterStrategy} on {@code nodes} nodes in this JVM, side by side. */
+    private int cluster(long size, Strategy clusterStrategy) throws Exception {
+        double loadBefore = Machine.loadAverage();
+        Path dir = outputDir != null ? Files.createTempDirectory(Files.createDirectories(outputDir), "s3broadcast-demo-")
+                : Files.createTempDirectory("s3broadcast-demo-");
+        PrintWriter out = spec.commandLine().getOut();
+        try (Testbed testbed = Testbed.embedded(size, seed)) {
+            LocalCluster.Options options = new LocalCluster.Options(nodes, Strategy.FLAT_TREE, tuning, -1, 0, 0,
+                    Duration.ofSeconds(60), Duration.ofMinutes(10));
+            Map<String, ClusterTrial> runs = new LinkedHashMap<>();
+            for (Strategy s : List.of(Strategy.FLAT_TREE, clusterStrategy)) {
+                String name = Converters.name(s);
+                LOG.info("{} nodes fetch s3://{}/{} with {}", nodes, testbed.bucket(), testbed.key(), name);
+                try (ClusterBar bar = noProgress ? null : new ClusterBar(name, nodes, size)) {
+                    runs.put(s.name(), LocalCluster.run(testbed, options.withStrategy(s), dir, 1,
+                            bar != null ? bar::listener : null));
+                }
+            }
+            ClusterTrial flat = runs.get(Strategy.FLAT_TREE.name());
+            ClusterTrial other = runs.get(clusterStrategy.name());
+            Double speedup = flat.slowest() != null && other.slowest() != null && other.slowest() > 0
+                    ? SingleCommand.round(flat.slowest() / other.slowest(), 2) : null;
+            Double saved = other.s3Reads() > 0 ? SingleCommand.round(flat.s3Reads() / other.s3Reads(), 2) : null;
+            boolean match = flat.sha256Match() && other.sha256Match();
+            DemoClusterReport report = new DemoClusterReport("demo", nodes, testbed.size(), testbed.endpoint().kind(),
+                    testbed.endpoint().server(), testbed.endpoint().describe(), testbed.bucket(), testbed.key(),
+                    testbed.sha256(), clusterStrategy.name(), tuning.describe(), runs, speedup, saved, match,
+                    Machine.current(loadBefore));
+            out.printf(Locale.ROOT, "%n%d nodes fetched s3://%s/%s (%s) from %s %s%n", nodes, testbed.bucket(),
+                    testbed.key(), ByteSize.format(testbed.size()), testbed.endpoint().server(),
+                    testbed.endpoint().describe());
+            Map<String, ClusterTrial> byName = new LinkedHashMap<>();
+            runs.forEach((k, v) -> byName.put(Converters.name(Strategy.valueOf(k)), v));
+            ClusterTables.printSideBySide(out, byName);
+            out.printf(Locale.ROOT, "%n  seconds: from the common start to the node's file in place, verified%n");
+            out.printf(Locale.ROOT, "  %s: the last node finished %sx sooner than with the flat tree, reading the object"
+                    + " from S3 %.2f times instead of %.2f%n", Converters.name(clusterStrategy),
+                    speedup != null ? speedup : "-", other.s3Reads(), flat.s3Reads());
+            out.printf(Locale.ROOT, "  sha256             %s%n", match ? "ok on every node" : "MISMATCH");
+            out.println(Json.line(report));
+            out.flush();
+            return match ? 0 : 1;
+        } finally {
+            deleteIfEmpty(dir);
+        }
+    }
+
+    /** One node, the flat tree: the demo as it was before the cluster engine. */
+    private int single(long size) throws Exception {
+        double loadBefore = Machine.loadAverage();
         boolean keepFile = keep || outputDir != null;
         Path dir = outputDir != null ? Files.createDirectories(outputDir) : Files.createTempDirectory("s3broadcast-demo-");
         PrintWriter out = spec.commandLine().getOut();
         Path file = null;
         try (Testbed testbed = Testbed.embedded(size, seed)) {
-            Tuning tuning = new Tuning(connections, rangeSize, null, httpClient, null);
             CompletedFetch done;
-            try (Broadcast broadcast = configure(testbed.endpoint(), tuning, dir).build();
+            try (Broadcast broadcast = tuning.applyTo(testbed.endpoint().configure(Broadcast.builder()))
+                    .destinationDirectory(dir).build();
                     ProgressBar bar = noProgress ? null : progressBar(size)) {
                 FetchRequest.Builder request = FetchRequest.builder().bucket(testbed.bucket()).key(testbed.key())
                         .destination(dir.resolve(Path.of(testbed.key()).getFileName()));
@@ -111,23 +196,13 @@ final class DemoCommand implements Callable<Integer> {
         }
     }
 
-    private static Broadcast.Builder configure(Endpoint endpoint, Tuning tuning, Path dir) {
-        Broadcast.Builder builder = endpoint.configure(Broadcast.builder()).destinationDirectory(dir);
-        if (tuning.connections() != null) {
-            builder.connections(tuning.connections());
-        }
-        if (tuning.rangeSize() != null) {
-            builder.rangeSize(tuning.rangeSize());
-        }
-        if (tuning.httpClient() != null) {
-            builder.httpClient(tuning.httpClient());
-        }
-        return builder;
+    private static ProgressBar progressBar(long size) {
+        return progressBar("fetch", size);
     }
 
-    private static ProgressBar progressBar(long size) {
+    private static ProgressBar progressBar(String task, long size) {
         return new ProgressBarBuilder()
-                .setTaskName("fetch")
+                .setTaskName(task)
                 .setInitialMax(size)
                 .setUnit("MiB", 1 << 20)
                 .showSpeed()
@@ -154,6 +229,36 @@ final class DemoCommand implements Callable<Integer> {
             Files.deleteIfExists(dir);
         } catch (IOException e) {
             // Not empty or not ours to delete: leave it.
+        }
+    }
+
+    /** One bar over all nodes of a cluster: the sum of every node's bytes in place, out of nodes x size. */
+    private static final class ClusterBar implements AutoCloseable {
+        private final ProgressBar bar;
+        private final AtomicLongArray transferred;
+
+        ClusterBar(String name, int nodes, long size) {
+            this.bar = progressBar(name + " x" + nodes, size * nodes);
+            this.transferred = new AtomicLongArray(nodes);
+        }
+
+        FetchListener listener(int node) {
+            return new FetchListener() {
+                @Override
+                public void bytesTransferred(FetchProgress progress) {
+                    transferred.set(node, progress.transferredBytes());
+                    long sum = 0;
+                    for (int i = 0; i < transferred.length(); i++) {
+                        sum += transferred.get(i);
+                    }
+                    bar.stepTo(sum);
+                }
+            };
+        }
+
+        @Override
+        public void close() {
+            bar.close();
         }
     }
 

@@ -49,7 +49,31 @@ class BenchCliIT {
     }
 
     @Test
-    void demoFetchesWithBroadcastAndVerifies() throws Exception {
+    void demoComparesTheFlatTreeWithAClusterStrategy() throws Exception {
+        assumeTrue(ClusterEngine.present(), "no cluster engine (ClusterStrategyProvider) on the classpath yet");
+        Run run = execute("demo", "--nodes", "3", "--size", "8MiB", "--no-progress");
+
+        JsonNode json = run.json();
+        assertThat(json.path("command").asText()).isEqualTo("demo");
+        assertThat(json.path("nodes").asInt()).isEqualTo(3);
+        assertThat(json.path("size").asLong()).isEqualTo(8L << 20);
+        assertThat(json.path("strategy").asText()).isEqualTo(DemoCommand.DEFAULT_CLUSTER_STRATEGY.name());
+        assertThat(json.path("sha256Match").asBoolean()).as("sha256Match: " + json).isTrue();
+        JsonNode flat = json.path("runs").path("FLAT_TREE");
+        JsonNode cluster = json.path("runs").path(DemoCommand.DEFAULT_CLUSTER_STRATEGY.name());
+        assertThat(flat.path("nodes")).hasSize(3);
+        assertThat(cluster.path("nodes")).hasSize(3);
+        assertThat(flat.path("s3Reads").asDouble()).isGreaterThanOrEqualTo(3.0);
+        assertThat(cluster.path("s3Reads").asDouble()).isBetween(1.0, 1.05);
+        assertThat(json.path("speedup").asDouble()).isPositive();
+        assertThat(json.path("s3ReadsSaved").asDouble()).isGreaterThan(2.5);
+        assertThat(run.out()).contains("flat-tree", "steal", "slowest", "sha256             ok on every node");
+        assertThat(run.exitCode()).isZero();
+    }
+
+    @Test
+    void demoWithoutAClusterEngineFetchesOnOneNodeAndVerifies() throws Exception {
+        assumeTrue(!ClusterEngine.present(), "a cluster engine is on the classpath: demo runs a cluster");
         Run run = execute("demo", "--size", "16MiB");
 
         JsonNode json = run.json();
