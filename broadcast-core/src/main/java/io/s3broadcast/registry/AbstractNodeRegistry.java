@@ -19,7 +19,9 @@ import org.slf4j.LoggerFactory;
  * works out the changes and tells the listeners, one event at a time, in order, outside any lock.
  *
  * <p>The {@code do*} methods are called with the lifecycle lock held, so they never run concurrently with
- * each other; they may block on the store.
+ * each other; they may block on the store. The methods a store's threads call ({@link #replaceMembers},
+ * {@link #memberJoined}, {@link #memberLeft}, {@link #isClosed}, {@link #registeredSelf}) never take that
+ * lock, so a {@code do*} method may wait for work that calls them.
  */
 public abstract class AbstractNodeRegistry implements NodeRegistry {
 
@@ -30,7 +32,7 @@ public abstract class AbstractNodeRegistry implements NodeRegistry {
     private final GroupId group;
 
     private final Object lifecycle = new Object();
-    private State state = State.NEW; // guarded by lifecycle
+    private volatile State state = State.NEW; // written under lifecycle
     private volatile NodeInfo self; // written under lifecycle
 
     private final Object table = new Object();
@@ -160,11 +162,9 @@ public abstract class AbstractNodeRegistry implements NodeRegistry {
         }
     }
 
-    /** Whether {@link #close()} has begun. */
+    /** Whether the registry is closed (or closing: set before {@link #doClose()}). Never blocks. */
     protected final boolean isClosed() {
-        synchronized (lifecycle) {
-            return state == State.CLOSED;
-        }
+        return state == State.CLOSED;
     }
 
     /** The registered node as the subclass returned it from {@link #doRegister}, or null. */

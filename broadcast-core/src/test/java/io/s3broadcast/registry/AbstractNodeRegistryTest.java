@@ -2,8 +2,11 @@ package io.s3broadcast.registry;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.junit.jupiter.api.Assertions.assertTimeoutPreemptively;
 
+import java.time.Duration;
 import java.util.List;
+import java.util.concurrent.CompletableFuture;
 import org.junit.jupiter.api.Test;
 
 class AbstractNodeRegistryTest {
@@ -109,5 +112,36 @@ class AbstractNodeRegistryTest {
         registry.register(A);
         assertThat(registry.members()).containsExactly(A);
         assertThat(registry.calls).containsExactly("start", "register a", "leave a", "register a");
+    }
+
+    @Test
+    void doStartMayWaitForAThreadThatReportsMembers() {
+        AbstractNodeRegistry registry = new AbstractNodeRegistry(GroupId.of("b", "k", "e")) {
+            @Override
+            protected void doStart() {
+                CompletableFuture.runAsync(() -> {
+                    if (!isClosed() && registeredSelf() == null) {
+                        replaceMembers(List.of(A, B));
+                        memberLeft("b");
+                        memberJoined(C);
+                    }
+                }).join();
+            }
+
+            @Override
+            protected NodeInfo doRegister(NodeInfo node) {
+                return node;
+            }
+
+            @Override
+            protected void doLeave(NodeInfo node) {
+            }
+
+            @Override
+            protected void doClose() {
+            }
+        };
+        assertTimeoutPreemptively(Duration.ofSeconds(10), registry::start);
+        assertThat(registry.members()).containsExactly(A, C);
     }
 }
