@@ -146,6 +146,7 @@ class BroadcastApiIT {
 
     @Test
     void badCredentialsAreAccessDenied(S3Fixture s3) throws Exception {
+        s3.assumeSupports(S3Feature.REJECTS_UNKNOWN_CREDENTIALS);
         s3.putBytes(s3.key("secret"), new byte[] {1, 2, 3});
         try (Broadcast b = broadcast(s3)
                 .credentialsProvider(StaticCredentialsProvider.create(AwsBasicCredentials.create("wrong", "wrong")))

@@ -94,7 +94,8 @@ public final class ExternalS3Server extends AbstractS3Server {
   @Override
   public Set<S3Feature> features() {
     // Assumed to be AWS S3; a non-AWS endpoint may lack some of these.
-    return EnumSet.of(S3Feature.IF_MATCH_ON_GET, S3Feature.PART_NUMBER_GET, S3Feature.GET_CHECKSUMS);
+    return EnumSet.of(S3Feature.IF_MATCH_ON_GET, S3Feature.PART_NUMBER_GET, S3Feature.GET_CHECKSUMS,
+        S3Feature.REJECTS_UNKNOWN_CREDENTIALS);
   }
 
   @Override

@@ -13,4 +13,6 @@ public enum S3Feature {
   PART_NUMBER_GET,
   /** {@code GET}/{@code HEAD} with checksum mode enabled return the stored object checksum headers. */
   GET_CHECKSUMS,
+  /** Requests signed with credentials the server does not know are refused (LocalStack accepts any). */
+  REJECTS_UNKNOWN_CREDENTIALS,
 }

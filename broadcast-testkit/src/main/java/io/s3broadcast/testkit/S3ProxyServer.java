@@ -130,7 +130,7 @@ public final class S3ProxyServer extends AbstractS3Server {
 
   @Override
   public Set<S3Feature> features() {
-    return EnumSet.of(S3Feature.CREATE_BUCKET, S3Feature.IF_MATCH_ON_GET);
+    return EnumSet.of(S3Feature.CREATE_BUCKET, S3Feature.IF_MATCH_ON_GET, S3Feature.REJECTS_UNKNOWN_CREDENTIALS);
   }
 
   /** Where the objects are stored (one directory per bucket). */

@@ -29,6 +29,29 @@ class S3FeaturesIT {
   }
 
   @Test
+  void unknownCredentials(S3Fixture s3) {
+    StoredObject object = s3.putBytes(s3.key("guarded"), new byte[] {1});
+    S3Server server = s3.server();
+    boolean refused;
+    try (var stranger =
+        software.amazon.awssdk.services.s3.S3Client.builder()
+            .endpointOverride(server.endpoint())
+            .region(server.region())
+            .forcePathStyle(server.pathStyle())
+            .credentialsProvider(
+                software.amazon.awssdk.auth.credentials.StaticCredentialsProvider.create(
+                    software.amazon.awssdk.auth.credentials.AwsBasicCredentials.create("stranger", "wrong-secret")))
+            .build()) {
+      stranger.getObjectAsBytes(b -> b.bucket(s3.bucket()).key(object.key()));
+      refused = false;
+    } catch (S3Exception e) {
+      assertThat(e.statusCode()).isEqualTo(403);
+      refused = true;
+    }
+    assertThat(refused).isEqualTo(s3.supports(S3Feature.REJECTS_UNKNOWN_CREDENTIALS));
+  }
+
+  @Test
   void partNumberGet(S3Fixture s3) throws Exception {
     StoredObject object = s3.putRandom(s3.key("parts"), 2 * S3Fixture.PART_SIZE + 10, 4);
     if (s3.supports(S3Feature.PART_NUMBER_GET)) {
