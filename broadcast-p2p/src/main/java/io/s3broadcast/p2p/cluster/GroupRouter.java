@@ -31,7 +31,13 @@ final class GroupRouter {
     /** length(4) type(1) magic(4) version(2) objectSize(8) pieceSize(4) maxFrameLength(4) listenPort(2). */
     private static final int GROUP_LENGTH_OFFSET = 4 + 1 + 4 + 2 + 8 + 4 + 4 + 2;
 
-    private final Map<String, NodeRun> runs = new ConcurrentHashMap<>();
+    /** What a connection is handed to: a run, for the group it serves. */
+    interface Target {
+        /** Installs the protocol handlers on {@code channel} (on its event loop); false to refuse it. */
+        boolean adoptInbound(io.netty.channel.Channel channel);
+    }
+
+    private final Map<String, Target> runs = new ConcurrentHashMap<>();
     /** Connections waiting for the run of their group; guarded by this. */
     private final Map<String, List<Handler>> parked = new HashMap<>();
 
@@ -40,7 +46,7 @@ final class GroupRouter {
     }
 
     /** {@code run} now takes connections for {@code group}, including those parked for it. */
-    void register(String group, NodeRun run) {
+    void register(String group, Target run) {
         runs.put(group, run);
         List<Handler> waiting;
         synchronized (this) {
@@ -53,7 +59,7 @@ final class GroupRouter {
         }
     }
 
-    void unregister(String group, NodeRun run) {
+    void unregister(String group, Target run) {
         runs.remove(group, run);
     }
 
@@ -113,7 +119,7 @@ final class GroupRouter {
                 return;
             }
             group = head.toString(GROUP_LENGTH_OFFSET + 1, groupLength, StandardCharsets.UTF_8);
-            NodeRun run = runs.get(group);
+            Target run = runs.get(group);
             if (run != null) {
                 adopt(run);
                 return;
@@ -138,7 +144,7 @@ final class GroupRouter {
         }
 
         /** Puts {@code run}'s handlers behind this one and passes them what was read. On the channel's loop. */
-        void adopt(NodeRun run) {
+        void adopt(Target run) {
             if (done || !ctx.channel().isActive()) {
                 return;
             }

@@ -87,7 +87,7 @@ import org.slf4j.LoggerFactory;
  * will fetch; on the last piece {@link #complete} completes {@link #completion()}, and the node lingers to
  * serve until every peer is done or the linger time is over; {@link #finish} closes everything.
  */
-final class NodeRun implements ClusterRun {
+final class NodeRun implements ClusterRun, GroupRouter.Target {
 
     private static final Logger LOG = LoggerFactory.getLogger(NodeRun.class);
 
@@ -99,6 +99,8 @@ final class NodeRun implements ClusterRun {
     static final long ORPHAN_GRACE_NANOS = TimeUnit.MILLISECONDS.toNanos(300);
     static final long HOUSEKEEPING_MILLIS = 100;
     static final long MAX_REDIAL_MILLIS = 2_000;
+    /** A {@code GIVE_WORK_REQUEST} unanswered for this long is given up; the victim counts as having refused. */
+    static final long GIVE_WORK_TIMEOUT_MILLIS = 10_000;
 
     private final PeerCluster cluster;
     private final ClusterConfig config;
@@ -162,6 +164,8 @@ final class NodeRun implements ClusterRun {
         boolean done;
         /** Last {@code WORKS_LEFT}, or -1 before the first. */
         int worksLeft = -1;
+        /** Pieces requested from this peer and not answered: a {@code PIECE} for any other is dropped unread. */
+        final java.util.BitSet asked = new java.util.BitSet();
 
         Peer(String id, PeerHandler handler) {
             this.id = id;
@@ -408,6 +412,7 @@ final class NodeRun implements ClusterRun {
                         channels.add(ch);
                         ch.closeFuture().addListener(f -> channels.remove(ch));
                         pipeline.configure(ch.pipeline());
+                        ch.pipeline().addLast(PeerHandler.IDLE, PeerHandler.idleHandler());
                         ch.pipeline().addLast(PeerPipeline.EXCHANGE, handler);
                     }
                 })
@@ -435,13 +440,15 @@ final class NodeRun implements ClusterRun {
     }
 
     /** Called by the router on the channel's loop: installs this run's handlers on an inbound channel. */
-    boolean adoptInbound(Channel ch) {
+    @Override
+    public boolean adoptInbound(Channel ch) {
         if (closing) {
             return false;
         }
         channels.add(ch);
         ch.closeFuture().addListener(f -> channels.remove(ch));
         pipeline.configure(ch.pipeline());
+        ch.pipeline().addLast(PeerHandler.IDLE, PeerHandler.idleHandler());
         ch.pipeline().addLast(PeerPipeline.EXCHANGE, new PeerHandler(this, null));
         return true;
     }
@@ -549,6 +556,7 @@ final class NodeRun implements ClusterRun {
             p.peerChoking = false;
             pump(p);
         } else if (msg instanceof Reject r) {
+            p.asked.clear(r.piece());
             if (requests.requestFailed(p.id, r.piece())) {
                 pumpAllExcept(p.id);
             }
@@ -619,6 +627,15 @@ final class NodeRun implements ClusterRun {
                 } else {
                     stealOutstanding = true;
                     victim.handler.send(new GiveWorkRequest(step.requestId()));
+                    String id = step.victim();
+                    int requestId = step.requestId();
+                    loop.schedule(() -> {
+                        if (!closing && stealing.answered(id, requestId, 0)) {
+                            LOG.info("{}: {} did not answer giveWork {} in time", self, id, requestId);
+                            stealOutstanding = false;
+                            pumpPhase1();
+                        }
+                    }, GIVE_WORK_TIMEOUT_MILLIS, TimeUnit.MILLISECONDS);
                 }
             }
             case WAIT -> stealOutstanding = true;
@@ -712,6 +729,7 @@ final class NodeRun implements ClusterRun {
             p.handler.write(Interested.INSTANCE);
         }
         for (int piece : next) {
+            p.asked.set(piece);
             p.handler.write(new Request(piece));
         }
         p.handler.flush();
@@ -743,6 +761,13 @@ final class NodeRun implements ClusterRun {
     private void pieceArrived(Peer p, Piece piece) {
         int index = piece.piece();
         String from = p.id;
+        if (!p.asked.get(index)) {
+            // Not asked for, or cancelled since: dropped, so what a peer can make this node hold is bounded
+            // by the requests it has outstanding to that peer.
+            piece.release();
+            return;
+        }
+        p.asked.clear(index);
         try {
             cluster.disk().execute(() -> {
                 boolean ok = false;
@@ -828,6 +853,7 @@ final class NodeRun implements ClusterRun {
         for (RequestScheduler.PeerRequest cancel : requests.pieceStored(piece, from)) {
             Peer p = peers.get(cancel.peer());
             if (p != null) {
+                p.asked.clear(piece);
                 p.handler.send(new Cancel(piece));
             }
         }

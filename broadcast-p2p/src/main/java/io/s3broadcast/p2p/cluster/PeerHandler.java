@@ -2,9 +2,13 @@ package io.s3broadcast.p2p.cluster;
 
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInboundHandlerAdapter;
+import io.netty.handler.timeout.IdleState;
+import io.netty.handler.timeout.IdleStateEvent;
+import io.netty.handler.timeout.IdleStateHandler;
 import io.netty.util.ReferenceCountUtil;
 import io.s3broadcast.p2p.protocol.Cancel;
 import io.s3broadcast.p2p.protocol.HandshakeCompleted;
+import io.s3broadcast.p2p.protocol.KeepAlive;
 import io.s3broadcast.p2p.protocol.PeerMessage;
 import io.s3broadcast.p2p.protocol.Request;
 import io.s3broadcast.registry.NodeInfo;
@@ -20,6 +24,17 @@ import org.slf4j.LoggerFactory;
 final class PeerHandler extends ChannelInboundHandlerAdapter {
 
     private static final Logger LOG = LoggerFactory.getLogger(PeerHandler.class);
+
+    /** Name of the idle handler, between the protocol handlers and this one. */
+    static final String IDLE = "idle";
+    /** A {@code KEEP_ALIVE} goes out after this long without sending. */
+    static final int KEEP_ALIVE_SECONDS = 30;
+    /** The connection is closed after this long without receiving anything. */
+    static final int IDLE_TIMEOUT_SECONDS = 120;
+
+    static IdleStateHandler idleHandler() {
+        return new IdleStateHandler(IDLE_TIMEOUT_SECONDS, KEEP_ALIVE_SECONDS, 0);
+    }
 
     final NodeRun run;
     /** The member this side dialled, or null for an inbound connection. */
@@ -41,6 +56,15 @@ final class PeerHandler extends ChannelInboundHandlerAdapter {
 
     @Override
     public void userEventTriggered(ChannelHandlerContext ctx, Object evt) {
+        if (evt instanceof IdleStateEvent idle) {
+            if (idle.state() == IdleState.WRITER_IDLE) {
+                ctx.writeAndFlush(KeepAlive.INSTANCE, ctx.voidPromise());
+            } else if (idle.state() == IdleState.READER_IDLE) {
+                LOG.info("closing the connection to {}: nothing received for {} s", this, IDLE_TIMEOUT_SECONDS);
+                ctx.close();
+            }
+            return;
+        }
         if (evt instanceof HandshakeCompleted hc) {
             peerId = hc.peerNodeId();
             peerMaxFrameLength = hc.peerMaxFrameLength();
@@ -54,6 +78,9 @@ final class PeerHandler extends ChannelInboundHandlerAdapter {
     public void channelRead(ChannelHandlerContext ctx, Object msg) {
         if (msg instanceof Request r) {
             run.serve(this, r.piece());
+            return;
+        }
+        if (msg instanceof KeepAlive) {
             return;
         }
         if (msg instanceof Cancel) {

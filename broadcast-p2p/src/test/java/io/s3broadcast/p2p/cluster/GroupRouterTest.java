@@ -1,0 +1,152 @@
+package io.s3broadcast.p2p.cluster;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertInstanceOf;
+import static org.junit.jupiter.api.Assertions.assertNotNull;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.netty.buffer.ByteBuf;
+import io.netty.buffer.Unpooled;
+import io.netty.channel.Channel;
+import io.netty.channel.ChannelHandlerContext;
+import io.netty.channel.ChannelInboundHandlerAdapter;
+import io.netty.channel.embedded.EmbeddedChannel;
+import io.s3broadcast.p2p.protocol.HandshakeCompleted;
+import io.s3broadcast.p2p.protocol.PeerPipeline;
+import io.s3broadcast.spi.PieceLayout;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.Test;
+
+/** The router of the shared peer server, on {@link EmbeddedChannel}s with fake time. */
+class GroupRouterTest {
+
+    private static final PieceLayout LAYOUT = new PieceLayout(10_037, 1000);
+    private static final String GROUP = "0123456789abcdef0123456789abcdef";
+
+    /** A run that installs a pipeline for {@code group} and records what its exchange handler hears. */
+    private static final class Run implements GroupRouter.Target {
+        final List<Object> events = new ArrayList<>();
+        final PeerPipeline pipeline;
+        boolean refuse;
+
+        Run(String group) {
+            pipeline = PeerPipeline.builder().group(group).nodeId("server").layout(LAYOUT)
+                    .exchangeHandler(() -> new ChannelInboundHandlerAdapter() {
+                        @Override
+                        public void userEventTriggered(ChannelHandlerContext ctx, Object evt) {
+                            events.add(evt);
+                        }
+                    }).build();
+        }
+
+        @Override
+        public boolean adoptInbound(Channel channel) {
+            if (refuse) {
+                return false;
+            }
+            pipeline.configure(channel.pipeline());
+            return true;
+        }
+    }
+
+    /** The bytes a peer of {@code group} sends first: its handshake. */
+    private static ByteBuf handshakeOf(String group) {
+        EmbeddedChannel client = new EmbeddedChannel();
+        PeerPipeline.builder().group(group).nodeId("client").layout(LAYOUT).build().configure(client.pipeline());
+        ByteBuf out = Unpooled.buffer();
+        for (ByteBuf b; (b = client.readOutbound()) != null; ) {
+            out.writeBytes(b);
+            b.release();
+        }
+        client.finishAndReleaseAll();
+        return out;
+    }
+
+    private static void feedByteByByte(EmbeddedChannel ch, ByteBuf bytes) {
+        while (bytes.isReadable()) {
+            ch.writeInbound(bytes.readRetainedSlice(1));
+        }
+        bytes.release();
+    }
+
+    private static void releaseOutbound(EmbeddedChannel ch) {
+        for (Object o; (o = ch.readOutbound()) != null; ) {
+            io.netty.util.ReferenceCountUtil.release(o);
+        }
+    }
+
+    @Test
+    void handsAConnectionToTheRunOfItsGroupEvenFedByteByByte() {
+        GroupRouter router = new GroupRouter();
+        Run run = new Run(GROUP);
+        router.register(GROUP, run);
+        EmbeddedChannel ch = new EmbeddedChannel(router.newHandler());
+        feedByteByByte(ch, handshakeOf(GROUP));
+        assertNull(ch.pipeline().get(GroupRouter.Handler.class), "the router removed itself");
+        assertEquals(1, run.events.size());
+        HandshakeCompleted hc = assertInstanceOf(HandshakeCompleted.class, run.events.get(0));
+        assertEquals("client", hc.peerNodeId());
+        ByteBuf answer = ch.readOutbound();
+        assertNotNull(answer, "the run's handshake went out");
+        answer.release();
+        releaseOutbound(ch);
+        assertFalse(ch.finishAndReleaseAll());
+    }
+
+    @Test
+    void aConnectionForAGroupWithNoRunYetWaitsForIt() {
+        GroupRouter router = new GroupRouter();
+        EmbeddedChannel ch = new EmbeddedChannel(router.newHandler());
+        ch.writeInbound(handshakeOf(GROUP));
+        assertTrue(ch.isActive());
+        assertNull(ch.readOutbound(), "nothing is answered before the run exists");
+        Run run = new Run(GROUP);
+        router.register(GROUP, run);
+        ch.runPendingTasks();
+        assertEquals(1, run.events.size());
+        releaseOutbound(ch);
+        assertFalse(ch.finishAndReleaseAll());
+    }
+
+    @Test
+    void aConnectionWaitingTooLongForItsRunIsClosed() {
+        GroupRouter router = new GroupRouter();
+        router.register("another-group", new Run("another-group"));
+        EmbeddedChannel ch = new EmbeddedChannel(router.newHandler());
+        ch.freezeTime();
+        ch.writeInbound(handshakeOf(GROUP));
+        ch.advanceTimeBy(GroupRouter.PARK_MILLIS - 1, TimeUnit.MILLISECONDS);
+        ch.runScheduledPendingTasks();
+        assertTrue(ch.isOpen());
+        ch.advanceTimeBy(1, TimeUnit.MILLISECONDS);
+        ch.runScheduledPendingTasks();
+        assertFalse(ch.isOpen());
+        assertFalse(ch.finishAndReleaseAll());
+    }
+
+    @Test
+    void somethingElseThanAHandshakeIsClosedAtOnce() {
+        GroupRouter router = new GroupRouter();
+        router.register(GROUP, new Run(GROUP));
+        EmbeddedChannel http = new EmbeddedChannel(router.newHandler());
+        http.writeInbound(Unpooled.copiedBuffer("GET / HTTP/1.1\r\n", java.nio.charset.StandardCharsets.US_ASCII));
+        assertFalse(http.isOpen());
+        assertFalse(http.finishAndReleaseAll());
+    }
+
+    @Test
+    void aRunThatRefusesGetsTheConnectionClosed() {
+        GroupRouter router = new GroupRouter();
+        Run run = new Run(GROUP);
+        run.refuse = true;
+        router.register(GROUP, run);
+        EmbeddedChannel ch = new EmbeddedChannel(router.newHandler());
+        ch.writeInbound(handshakeOf(GROUP));
+        assertFalse(ch.isOpen());
+        assertFalse(ch.finishAndReleaseAll());
+    }
+}
