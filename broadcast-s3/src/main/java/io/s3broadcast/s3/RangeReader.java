@@ -213,12 +213,14 @@ final class RangeReader {
             }
             try {
                 watchdog.stop();
-                // On success the writer is already finished and this does nothing; otherwise it stops
-                // writing before a retry can start on the same pieces.
-                writer.abort(failure != null ? failure : new CancellationException("request over"));
-                CompletableFuture<Void> f = request;
-                if (failure != null && f != null) {
-                    f.cancel(true);
+                if (failure != null) {
+                    // Stops the writer before a retry can start on the same pieces (on success it has
+                    // finished already), then the request.
+                    writer.abort(failure);
+                    CompletableFuture<Void> f = request;
+                    if (f != null) {
+                        f.cancel(true);
+                    }
                 }
             } finally {
                 try {

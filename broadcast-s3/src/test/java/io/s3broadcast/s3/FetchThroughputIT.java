@@ -12,6 +12,7 @@ import io.s3broadcast.spi.SourceListener;
 import io.s3broadcast.testkit.RealS3;
 import io.s3broadcast.testkit.S3Fixture;
 import io.s3broadcast.testkit.StoredObject;
+import java.lang.management.ManagementFactory;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -52,22 +53,29 @@ class FetchThroughputIT {
                 .split(",")).mapToLong(m -> Long.parseLong(m) << 20).toArray();
         StoredObject object = s3.putRandom(s3.key("throughput.bin"), size, 1);
         List<String> rows = new ArrayList<>();
-        rows.add(String.format(Locale.ROOT, "%-6s %5s %6s  %s", "client", "conns", "range", "MB/s per trial (median)"));
+        rows.add(String.format(Locale.ROOT, "%-6s %5s %6s  %s", "client", "conns", "range",
+                "MB/s per trial (median), process CPU s per GiB (median)"));
+        com.sun.management.OperatingSystemMXBean os =
+                (com.sun.management.OperatingSystemMXBean) ManagementFactory.getOperatingSystemMXBean();
+        double loadBefore = os.getSystemLoadAverage();
         for (String client : clients) {
             for (int c : connections) {
                 for (long range : ranges) {
                     SourceConfig config = new SourceConfig(null, s3.endpoint(), s3.region(), s3.credentialsProvider(), true,
                             client, c, range, 5, Duration.ofMillis(100), Duration.ofSeconds(5), Duration.ofSeconds(15));
                     double[] rates = new double[trials];
+                    double[] cpu = new double[trials];
                     try (ObjectSource source = new S3ObjectSourceProvider().create(config)) {
                         ObjectInfo info = source.head(s3.bucket(), object.key()).get(1, TimeUnit.MINUTES);
                         for (int t = 0; t < trials; t++) {
                             Path file = dir.resolve("t.bin");
                             try (PieceStore store = PieceStore.create(file, new PieceLayout(size, PIECE))) {
+                                long cpu0 = os.getProcessCpuTime();
                                 long start = System.nanoTime();
                                 source.fetch(info, PieceQueue.ofRange(0, store.layout().pieceCount()), store,
                                         SourceListener.NONE).get(10, TimeUnit.MINUTES);
                                 rates[t] = size / 1e6 / ((System.nanoTime() - start) / 1e9);
+                                cpu[t] = (os.getProcessCpuTime() - cpu0) / 1e9 / (size / (double) (1L << 30));
                                 assertThat(store.isComplete()).isTrue();
                             }
                             Files.deleteIfExists(file);
@@ -75,19 +83,22 @@ class FetchThroughputIT {
                     }
                     double[] sorted = rates.clone();
                     Arrays.sort(sorted);
+                    double[] sortedCpu = cpu.clone();
+                    Arrays.sort(sortedCpu);
                     StringBuilder each = new StringBuilder();
                     for (double r : rates) {
                         each.append(String.format(Locale.ROOT, "%6.0f", r));
                     }
-                    String row = String.format(Locale.ROOT, "%-6s %5d %4dMiB %s  (%.0f)", client, c, range >> 20, each,
-                            sorted[trials / 2]);
+                    String row = String.format(Locale.ROOT, "%-6s %5d %4dMiB %s  (%.0f)  cpu %.2f s/GiB", client, c,
+                            range >> 20, each, sorted[trials / 2], sortedCpu[trials / 2]);
                     System.out.println("throughput " + row);
                     rows.add(row);
                 }
             }
         }
-        String table = "fetch of " + size + " bytes from " + s3.server().name() + ", piece " + PIECE + ", "
-                + Runtime.getRuntime().availableProcessors() + " cpus\n" + String.join("\n", rows) + "\n";
+        String table = "fetch of " + size + " bytes from " + s3.server().name() + " (same JVM), piece " + PIECE + ", "
+                + Runtime.getRuntime().availableProcessors() + " cpus, load average " + loadBefore + " before, "
+                + os.getSystemLoadAverage() + " after\n" + String.join("\n", rows) + "\n";
         System.out.println(table);
         Files.writeString(Path.of("target", "fetch-throughput-" + s3.server().name() + ".txt"), table);
     }
