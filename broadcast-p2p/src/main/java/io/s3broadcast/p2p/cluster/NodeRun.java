@@ -248,11 +248,10 @@ final class NodeRun implements ClusterRun, GroupRouter.Target {
         });
     }
 
+    /** Fails the run if it is not complete yet, and stops it (a lingering run stops serving). */
     void fail(Throwable error) {
         completion.completeExceptionally(error);
-        if (!completion.isDone() || completion.isCompletedExceptionally()) {
-            execute(this::finish);
-        }
+        execute(this::finish);
     }
 
     // ---------------------------------------------------------------- start: registry and membership
@@ -296,6 +295,12 @@ final class NodeRun implements ClusterRun, GroupRouter.Target {
                 .layout(layout)
                 .build();
         cluster.router().register(group.hash(), this);
+        if (closing) {
+            // Stopped while joining: finish() may have run before the registry was set.
+            cluster.router().unregister(group.hash(), this);
+            r.close();
+            return;
+        }
         LOG.debug("{} joined {} as {} ({} members before)", self, group, me, before.size());
         r.awaitMembers(config.expectedNodes(), config.expectTimeout(), cluster.timer())
                 .whenComplete((m, e) -> {
@@ -506,7 +511,8 @@ final class NodeRun implements ClusterRun, GroupRouter.Target {
         if (!p.done) {
             LOG.info("{}: lost {} before it was done; its requests go elsewhere", self, id);
         }
-        stealOutstanding = stealOutstanding && stealing.next(workList.remaining()).action() == StealingScheduler.Action.WAIT;
+        // stealing.peerLeft abandoned a request outstanding to it; pumpPhase1 asks the scheduler again.
+        stealOutstanding = false;
         pumpAll();
         pumpPhase1();
         rechokeIfSlotsFree();
@@ -618,7 +624,10 @@ final class NodeRun implements ClusterRun, GroupRouter.Target {
         }
         StealingScheduler.Step step = stealing.next(workList.remaining());
         switch (step.action()) {
-            case FETCH -> startFetch();
+            case FETCH -> {
+                stealOutstanding = false;
+                startFetch();
+            }
             case STEAL -> {
                 Peer victim = peers.get(step.victim());
                 if (victim == null) {
