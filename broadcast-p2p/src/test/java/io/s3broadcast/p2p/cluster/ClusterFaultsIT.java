@@ -17,6 +17,7 @@ import java.nio.file.Path;
 import java.util.List;
 import java.util.Set;
 import java.util.concurrent.CancellationException;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicReferenceArray;
@@ -95,6 +96,35 @@ class ClusterFaultsIT {
             List<CompletedFetch> results = swarm.awaitAll(object, List.of());
             assertTrue(Swarm.bytesFromS3(results) <= object.size() * 1.05, "read " + Swarm.bytesFromS3(results));
             assertTrue(results.stream().allMatch(r -> r.bytesFromPeers() > 0), "every node pulled from peers: " + results);
+        }
+    }
+
+    @Test
+    void aLateJoinerTakesNoShareButStealsAndPulls(S3Fixture s3) throws Exception {
+        StoredObject object = s3.putRandom(s3.key("object.bin"), (32L << 20) + 5, 24);
+        CompletableFuture<Void> firstPiece = new CompletableFuture<>();
+        try (TestingServer zk = new TestingServer(true)) {
+            String registry = "zk://" + zk.getConnectString() + "/s3b-it";
+            try (Swarm early = Swarm.of(s3, dir.resolve("early"), Strategy.OVERLAP, 3, registry, i -> i > 0 ? null
+                    : new FetchListener() {
+                        @Override
+                        public void bytesTransferred(FetchProgress progress) {
+                            firstPiece.complete(null);
+                        }
+                    });
+                    Swarm late = Swarm.of(s3, dir.resolve("late"), Strategy.OVERLAP, 1, registry, null, "late-")) {
+                early.start(object);
+                firstPiece.get(60, TimeUnit.SECONDS);
+                late.start(object); // expects 1 node and finds 3 already there: it joins late
+                List<CompletedFetch> joiner = late.awaitAll(object, List.of());
+                List<CompletedFetch> results = early.awaitAll(object, List.of());
+                CompletedFetch j = joiner.get(0);
+                assertTrue(j.bytesFromPeers() > 0, "the late joiner pulled from peers: " + j);
+                assertTrue(j.bytesFromS3() <= (long) j.piecesStolen() * Swarm.PIECE_SIZE,
+                        "the late joiner read from S3 only works it stole: " + j);
+                long fromS3 = Swarm.bytesFromS3(results) + j.bytesFromS3();
+                assertTrue(fromS3 <= object.size() * 1.05, "read " + fromS3);
+            }
         }
     }
 }

@@ -42,14 +42,15 @@ final class Swarm implements AutoCloseable {
     private final S3Fixture s3;
     private final Strategy strategy;
 
-    private Swarm(S3Fixture s3, Path dir, Strategy strategy, int n, String registry, IntFunction<FetchListener> listeners) {
+    private Swarm(S3Fixture s3, Path dir, Strategy strategy, int n, String registry, IntFunction<FetchListener> listeners,
+            String idPrefix) {
         this.s3 = s3;
         this.strategy = strategy;
         this.ports = freePorts(n);
         String spec = registry != null ? registry
                 : "static:" + ports.stream().map(p -> "127.0.0.1:" + p).collect(Collectors.joining(","));
         for (int i = 0; i < n; i++) {
-            Path d = dir.resolve("node-" + i);
+            Path d = dir.resolve(idPrefix + i);
             try {
                 Files.createDirectories(d);
             } catch (IOException e) {
@@ -63,7 +64,7 @@ final class Swarm implements AutoCloseable {
                     .destinationDirectory(d)
                     .strategy(strategy)
                     .registry(spec)
-                    .nodeId("node-" + i)
+                    .nodeId(idPrefix + i)
                     .listen(new InetSocketAddress("127.0.0.1", ports.get(i)))
                     .advertisedHost("127.0.0.1")
                     .expectNodes(n, Duration.ofSeconds(30))
@@ -83,11 +84,17 @@ final class Swarm implements AutoCloseable {
     }
 
     static Swarm of(S3Fixture s3, Path dir, Strategy strategy, int n) {
-        return new Swarm(s3, dir, strategy, n, null, null);
+        return new Swarm(s3, dir, strategy, n, null, null, "node-");
     }
 
     static Swarm of(S3Fixture s3, Path dir, Strategy strategy, int n, String registry, IntFunction<FetchListener> listeners) {
-        return new Swarm(s3, dir, strategy, n, registry, listeners);
+        return new Swarm(s3, dir, strategy, n, registry, listeners, "node-");
+    }
+
+    /** Nodes named {@code idPrefix + i}, e.g. a second swarm joining the first one's registry. */
+    static Swarm of(S3Fixture s3, Path dir, Strategy strategy, int n, String registry, IntFunction<FetchListener> listeners,
+            String idPrefix) {
+        return new Swarm(s3, dir, strategy, n, registry, listeners, idPrefix);
     }
 
     /** Starts the fetch on every node at once. */
