@@ -1,10 +1,7 @@
 package io.s3broadcast.bench;
 
-import io.s3broadcast.Broadcast;
-import io.s3broadcast.CompletedFetch;
 import io.s3broadcast.FetchListener;
 import io.s3broadcast.FetchProgress;
-import io.s3broadcast.FetchRequest;
 import io.s3broadcast.Strategy;
 import java.io.IOException;
 import java.io.PrintWriter;
@@ -32,7 +29,7 @@ import picocli.CommandLine.Spec;
 
 /**
  * {@code demo}: a small cluster in this JVM fetching one object from an embedded S3 server, with the flat tree and with a
- * cluster strategy, side by side; one node with the flat tree where no cluster engine is on the classpath.
+ * cluster strategy, side by side.
  */
 @Command(name = "demo",
         mixinStandardHelpOptions = true,
@@ -45,8 +42,6 @@ import picocli.CommandLine.Spec;
                     + " flat tree (every node reads the whole object from S3) and with --strategy (each node reads a"
                     + " share and gets the rest from the others), with a progress bar on stderr. Prints every node's"
                     + " completion time and S3 bytes side by side, and one JSON line.",
-            "%nWithout a cluster engine on the classpath (broadcast-p2p's), it fetches once, on one node, with"
-                    + " the flat tree.",
         },
         footerHeading = "%nExample:%n",
         footer = "  java -jar broadcast-bench.jar demo --nodes 4 --size 96MiB --strategy steal")
@@ -60,16 +55,16 @@ final class DemoCommand implements Callable<Integer> {
     /** The cluster strategy shown against the flat tree unless {@code --strategy}. */
     static final Strategy DEFAULT_CLUSTER_STRATEGY = Strategy.STEAL;
 
-    @Option(names = "--size", paramLabel = "SIZE", converter = ByteSize.Converter.class,
-            description = "Size of the object, e.g. 16MiB, 1GiB (default: 96MiB with a cluster, 256MiB on one node).")
-    Long size;
+    @Option(names = "--size", paramLabel = "SIZE", converter = ByteSize.Converter.class, defaultValue = "96MiB",
+            description = "Size of the object, e.g. 16MiB, 1GiB (default: ${DEFAULT-VALUE}).")
+    long size;
 
     @Option(names = "--nodes", defaultValue = "4", description = "Nodes in the cluster (default: ${DEFAULT-VALUE}).")
     int nodes;
 
     @Option(names = "--strategy", paramLabel = "non-steal|steal|overlap", converter = Converters.StrategyConverter.class,
             description = "Cluster strategy to compare with the flat tree (default: steal).")
-    Strategy strategy;
+    Strategy strategy = DEFAULT_CLUSTER_STRATEGY;
 
     @Option(names = "--seed", defaultValue = "42", description = "Seed of the random object (default: ${DEFAULT-VALUE}).")
     long seed;
@@ -77,47 +72,35 @@ final class DemoCommand implements Callable<Integer> {
     @Mixin
     NodeTuning tuning;
 
-    @Option(names = "--output-dir", paramLabel = "DIR",
-            description = "One node: where to put the object (default: a new temporary directory, deleted afterwards"
-                    + " unless --keep). A cluster: where the nodes' directories go, deleted afterwards.")
-    Path outputDir;
-
-    @Option(names = "--keep", description = "One node: keep the fetched file (always kept with --output-dir).")
-    boolean keep;
+    @Option(names = "--work-dir", paramLabel = "DIR",
+            description = "Where the nodes' directories go (a new temporary directory inside it, deleted afterwards;"
+                    + " default: java.io.tmpdir).")
+    Path workDir;
 
     @Option(names = "--no-progress", negatable = false, description = "No progress bar.")
     boolean noProgress;
 
     @Override
     public Integer call() throws Exception {
-        if (size != null && size < 0) {
+        if (size < 0) {
             throw new ParameterException(spec.commandLine(), "--size must not be negative");
         }
         if (nodes < 1) {
             throw new ParameterException(spec.commandLine(), "--nodes must be at least 1");
         }
-        if (strategy != null && !strategy.isCluster()) {
+        if (!strategy.isCluster()) {
             throw new ParameterException(spec.commandLine(), "--strategy names the cluster strategy shown next to the"
                     + " flat tree: non-steal, steal or overlap");
         }
-        if (ClusterEngine.present()) {
-            return cluster(size != null ? size : 96L << 20, strategy != null ? strategy : DEFAULT_CLUSTER_STRATEGY);
-        }
-        LOG.info("no cluster engine on the classpath: fetching on one node with the flat tree");
-        return single(size != null ? size : 256L << 20);
-    }
-
-    /** The flat tree and {@code clusterStrategy} on {@code nodes} nodes in this JVM, side by side. */
-    private int cluster(long size, Strategy clusterStrategy) throws Exception {
         double loadBefore = Machine.loadAverage();
-        Path dir = outputDir != null ? Files.createTempDirectory(Files.createDirectories(outputDir), "s3broadcast-demo-")
+        Path dir = workDir != null ? Files.createTempDirectory(Files.createDirectories(workDir), "s3broadcast-demo-")
                 : Files.createTempDirectory("s3broadcast-demo-");
         PrintWriter out = spec.commandLine().getOut();
         try (Testbed testbed = Testbed.embedded(size, seed)) {
             LocalCluster.Options options = new LocalCluster.Options(nodes, Strategy.FLAT_TREE, tuning, -1, 0, 0,
                     Duration.ofSeconds(60), Duration.ofMinutes(10));
             Map<String, ClusterTrial> runs = new LinkedHashMap<>();
-            for (Strategy s : List.of(Strategy.FLAT_TREE, clusterStrategy)) {
+            for (Strategy s : List.of(Strategy.FLAT_TREE, strategy)) {
                 String name = Converters.name(s);
                 LOG.info("{} nodes fetch s3://{}/{} with {}", nodes, testbed.bucket(), testbed.key(), name);
                 try (ClusterBar bar = noProgress ? null : new ClusterBar(name, nodes, size)) {
@@ -126,14 +109,14 @@ final class DemoCommand implements Callable<Integer> {
                 }
             }
             ClusterTrial flat = runs.get(Strategy.FLAT_TREE.name());
-            ClusterTrial other = runs.get(clusterStrategy.name());
+            ClusterTrial other = runs.get(strategy.name());
             Double speedup = flat.slowest() != null && other.slowest() != null && other.slowest() > 0
                     ? SingleCommand.round(flat.slowest() / other.slowest(), 2) : null;
             Double saved = other.s3Reads() > 0 ? SingleCommand.round(flat.s3Reads() / other.s3Reads(), 2) : null;
             boolean match = flat.sha256Match() && other.sha256Match();
             DemoClusterReport report = new DemoClusterReport("demo", nodes, testbed.size(), testbed.endpoint().kind(),
                     testbed.endpoint().server(), testbed.endpoint().describe(), testbed.bucket(), testbed.key(),
-                    testbed.sha256(), clusterStrategy.name(), tuning.describe(), runs, speedup, saved, match,
+                    testbed.sha256(), strategy.name(), tuning.describe(), runs, speedup, saved, match,
                     Machine.current(loadBefore));
             out.printf(Locale.ROOT, "%n%d nodes fetched s3://%s/%s (%s) from %s %s%n", nodes, testbed.bucket(),
                     testbed.key(), ByteSize.format(testbed.size()), testbed.endpoint().server(),
@@ -142,9 +125,10 @@ final class DemoCommand implements Callable<Integer> {
             runs.forEach((k, v) -> byName.put(Converters.name(Strategy.valueOf(k)), v));
             ClusterTables.printSideBySide(out, byName);
             out.printf(Locale.ROOT, "%n  seconds: from the common start to the node's file in place, verified%n");
-            out.printf(Locale.ROOT, "  %s: the last node finished %sx sooner than with the flat tree, reading the object"
-                    + " from S3 %.2f times instead of %.2f%n", Converters.name(clusterStrategy),
-                    speedup != null ? speedup : "-", other.s3Reads(), flat.s3Reads());
+            out.printf(Locale.ROOT, "  last node: %s s with %s, %s s with the flat tree (speedup %s);"
+                    + " S3 read the object %.2f times instead of %.2f%n", orDash(other.slowest()),
+                    Converters.name(strategy), orDash(flat.slowest()), speedup != null ? speedup : "-", other.s3Reads(),
+                    flat.s3Reads());
             out.printf(Locale.ROOT, "  sha256             %s%n", match ? "ok on every node" : "MISMATCH");
             out.println(Json.line(report));
             out.flush();
@@ -152,52 +136,6 @@ final class DemoCommand implements Callable<Integer> {
         } finally {
             deleteIfEmpty(dir);
         }
-    }
-
-    /** One node, the flat tree: the demo as it was before the cluster engine. */
-    private int single(long size) throws Exception {
-        double loadBefore = Machine.loadAverage();
-        boolean keepFile = keep || outputDir != null;
-        Path dir = outputDir != null ? Files.createDirectories(outputDir) : Files.createTempDirectory("s3broadcast-demo-");
-        PrintWriter out = spec.commandLine().getOut();
-        Path file = null;
-        try (Testbed testbed = Testbed.embedded(size, seed)) {
-            CompletedFetch done;
-            try (Broadcast broadcast = tuning.applyTo(testbed.endpoint().configure(Broadcast.builder()))
-                    .destinationDirectory(dir).build();
-                    ProgressBar bar = noProgress ? null : progressBar(size)) {
-                FetchRequest.Builder request = FetchRequest.builder().bucket(testbed.bucket()).key(testbed.key())
-                        .destination(dir.resolve(Path.of(testbed.key()).getFileName()));
-                if (bar != null) {
-                    request.addListener(new BarListener(bar));
-                }
-                done = broadcast.fetch(request.build()).join();
-            }
-            file = done.path();
-            boolean match = Sha256.of(file).equals(testbed.sha256());
-            double seconds = done.duration().toNanos() / 1e9;
-            DemoReport report = new DemoReport("demo", testbed.size(), testbed.endpoint().kind(),
-                    testbed.endpoint().server(), testbed.endpoint().describe(), testbed.bucket(), testbed.key(),
-                    done.strategy().name(), file.toAbsolutePath().toString(), keepFile, Files.size(file),
-                    SingleCommand.round(seconds, 3), SingleCommand.round(done.megabytesPerSecond(), 2),
-                    done.bytesFromS3(), done.bytesFromPeers(), done.checksumVerified(), testbed.sha256(), match,
-                    Machine.current(loadBefore));
-            print(out, report);
-            out.println(Json.line(report));
-            out.flush();
-            return match ? 0 : 1;
-        } finally {
-            if (!keepFile) {
-                if (file != null) {
-                    Files.deleteIfExists(file);
-                }
-                deleteIfEmpty(dir);
-            }
-        }
-    }
-
-    private static ProgressBar progressBar(long size) {
-        return progressBar("fetch", size);
     }
 
     private static ProgressBar progressBar(String task, long size) {
@@ -212,16 +150,8 @@ final class DemoCommand implements Callable<Integer> {
                 .build();
     }
 
-    private static void print(PrintWriter out, DemoReport r) {
-        out.printf(Locale.ROOT, "%nfetched s3://%s/%s from %s %s%n", r.bucket(), r.key(), r.server(), r.endpoint());
-        out.printf(Locale.ROOT, "  path               %s%s%n", r.path(), r.kept() ? "" : " (deleted on exit; --keep to keep it)");
-        out.printf(Locale.ROOT, "  bytes              %d (%s)%n", r.bytes(), ByteSize.format(r.bytes()));
-        out.printf(Locale.ROOT, "  seconds            %.3f%n", r.seconds());
-        out.printf(Locale.ROOT, "  MB/s               %.1f%n", r.rate());
-        out.printf(Locale.ROOT, "  bytes from S3      %d%n", r.bytesFromS3());
-        out.printf(Locale.ROOT, "  checksum verified  %s%n", r.checksumVerified()
-                ? "yes, against S3's full-object checksum" : "pieces only (S3 sent no full-object checksum)");
-        out.printf(Locale.ROOT, "  sha256             %s%n", r.sha256Match() ? "ok" : "MISMATCH");
+    private static String orDash(Double seconds) {
+        return seconds == null ? "-" : String.format(Locale.ROOT, "%.3f", seconds);
     }
 
     private static void deleteIfEmpty(Path dir) {
@@ -259,32 +189,6 @@ final class DemoCommand implements Callable<Integer> {
         @Override
         public void close() {
             bar.close();
-        }
-    }
-
-    /** Moves the bar as pieces land; never blocks (the bar renders on its own thread). */
-    private static final class BarListener implements FetchListener {
-        private final ProgressBar bar;
-
-        BarListener(ProgressBar bar) {
-            this.bar = bar;
-        }
-
-        @Override
-        public void fetchInitiated(FetchProgress progress) {
-            if (progress.totalBytes() >= 0) {
-                bar.maxHint(progress.totalBytes());
-            }
-        }
-
-        @Override
-        public void bytesTransferred(FetchProgress progress) {
-            bar.stepTo(progress.transferredBytes());
-        }
-
-        @Override
-        public void fetchComplete(CompletedFetch result) {
-            bar.stepTo(result.size());
         }
     }
 }

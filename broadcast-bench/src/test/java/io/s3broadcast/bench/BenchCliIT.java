@@ -50,7 +50,6 @@ class BenchCliIT {
 
     @Test
     void demoComparesTheFlatTreeWithAClusterStrategy() throws Exception {
-        assumeTrue(ClusterEngine.present(), "no cluster engine (ClusterStrategyProvider) on the classpath yet");
         Run run = execute("demo", "--nodes", "3", "--size", "8MiB", "--no-progress");
 
         JsonNode json = run.json();
@@ -72,26 +71,8 @@ class BenchCliIT {
     }
 
     @Test
-    void demoWithoutAClusterEngineFetchesOnOneNodeAndVerifies() throws Exception {
-        assumeTrue(!ClusterEngine.present(), "a cluster engine is on the classpath: demo runs a cluster");
-        Run run = execute("demo", "--size", "16MiB");
-
-        JsonNode json = run.json();
-        assertThat(json.path("command").asText()).isEqualTo("demo");
-        assertThat(json.path("size").asLong()).isEqualTo(16L << 20);
-        assertThat(json.path("bytes").asLong()).isEqualTo(16L << 20);
-        assertThat(json.path("bytesFromS3").asLong()).isGreaterThanOrEqualTo(16L << 20);
-        assertThat(json.path("seconds").asDouble()).isPositive();
-        assertThat(json.path("rate").asDouble()).isPositive();
-        assertThat(json.path("path").asText()).isNotEmpty();
-        assertThat(json.has("checksumVerified")).isTrue();
-        assertThat(json.path("sha256Match").asBoolean()).isTrue();
-        assertThat(run.exitCode()).isZero();
-    }
-
-    @Test
     void clusterRunsThreeNodesPerStrategyAndVerifiesEveryFile() throws Exception {
-        List<String> strategies = ClusterEngine.present() ? List.of("flat", "non-steal", "steal", "overlap") : List.of("flat");
+        List<String> strategies = List.of("flat", "non-steal", "steal", "overlap");
         Run run = execute("cluster", "--nodes", "3", "--size", "4MiB", "--strategies", String.join(",", strategies),
                 "--piece-size", "256KiB", "--range-size", "512KiB", "--connections", "4");
 

@@ -2,7 +2,6 @@ package io.s3broadcast.bench;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.fail;
-import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import io.s3broadcast.Strategy;
@@ -41,8 +40,6 @@ class NodeProcessesIT {
     @EnumSource(value = Strategy.class, names = {"NON_STEAL", "STEAL", "OVERLAP"})
     void fourNodeProcessesEachEndWithTheObjectReadOnceFromS3(Strategy strategy, S3Fixture s3, @TempDir Path dir)
             throws Exception {
-        assumeTrue(ClusterEngine.present(),
-                "no cluster engine (ClusterStrategyProvider) on the classpath yet");
         StoredObject object = s3.putRandom(s3.key("fleet.bin"), SIZE, 11);
         List<Integer> ports = LocalCluster.freePorts(NODES);
         String registry = "static:" + ports.stream().map(p -> "127.0.0.1:" + p).collect(Collectors.joining(","));
@@ -67,12 +64,11 @@ class NodeProcessesIT {
             assertThat(json.path("sha256").asText()).as(node.name + " sha256").isEqualTo(object.sha256());
             assertThat(json.path("size").asLong()).isEqualTo(SIZE);
             assertThat(Files.size(Path.of(json.path("path").asText()))).isEqualTo(SIZE);
-            assertThat(json.path("bytesFromS3").asLong() + json.path("bytesFromPeers").asLong())
-                    .as(node.name + " bytes from S3 and peers").isGreaterThanOrEqualTo(SIZE);
+            assertThat(json.path("bytesFromPeers").asLong()).as(node.name + " bytes from peers").isPositive();
             assertThat(json.path("seconds").asDouble()).isPositive();
             fromS3 += json.path("bytesFromS3").asLong();
         }
-        assertThat(fromS3).as("bytes read from S3 by all nodes together").isLessThanOrEqualTo((long) (SIZE * 1.05));
+        assertThat(fromS3).as("bytes read from S3 by all nodes together").isBetween(SIZE, (long) (SIZE * 1.05));
     }
 
     @Test

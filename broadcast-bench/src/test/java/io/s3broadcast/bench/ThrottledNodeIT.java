@@ -28,7 +28,6 @@ class ThrottledNodeIT {
     static void onlyInTheS3ProxyPass() {
         assumeTrue(S3Backend.selected() == S3Backend.S3PROXY,
                 "the bench runs its own embedded S3Proxy; it is tested in the s3proxy pass only");
-        assumeTrue(ClusterEngine.present(), "no cluster engine (ClusterStrategyProvider) on the classpath yet");
     }
 
     @Test
