@@ -3,12 +3,14 @@ package io.s3broadcast.s3;
 import io.s3broadcast.spi.SourceConfig;
 import java.time.Duration;
 import java.util.Locale;
+import java.util.concurrent.TimeUnit;
 import software.amazon.awssdk.awscore.retry.AwsRetryStrategy;
 import software.amazon.awssdk.core.checksums.RequestChecksumCalculation;
 import software.amazon.awssdk.core.checksums.ResponseChecksumValidation;
 import software.amazon.awssdk.http.async.SdkAsyncHttpClient;
 import software.amazon.awssdk.http.crt.AwsCrtAsyncHttpClient;
 import software.amazon.awssdk.http.nio.netty.NettyNioAsyncHttpClient;
+import software.amazon.awssdk.http.nio.netty.SdkEventLoopGroup;
 import software.amazon.awssdk.regions.Region;
 import software.amazon.awssdk.regions.providers.DefaultAwsRegionProviderChain;
 import software.amazon.awssdk.services.s3.S3AsyncClient;
@@ -31,9 +33,40 @@ final class S3Clients {
     private S3Clients() {
     }
 
-    static S3AsyncClient build(SourceConfig config) {
+    /** A client built here, and what closes it with the resources it does not close itself. */
+    record Built(S3AsyncClient client, AutoCloseable closer) {
+    }
+
+    static Built build(SourceConfig config) {
+        // Netty's own event loop group takes 2 s to close (its graceful shutdown's quiet period); one
+        // made here closes at once, the client having finished with it.
+        SdkEventLoopGroup group = isNetty(config) ? SdkEventLoopGroup.builder().build() : null;
+        try {
+            S3AsyncClient client = builder(config, group).build();
+            return new Built(client, () -> {
+                try {
+                    client.close();
+                } finally {
+                    if (group != null) {
+                        group.eventLoopGroup().shutdownGracefully(0, 5, TimeUnit.SECONDS);
+                    }
+                }
+            });
+        } catch (RuntimeException | Error e) {
+            if (group != null) {
+                group.eventLoopGroup().shutdownGracefully(0, 5, TimeUnit.SECONDS);
+            }
+            throw e;
+        }
+    }
+
+    private static boolean isNetty(SourceConfig config) {
+        return config.httpClient().equalsIgnoreCase("netty");
+    }
+
+    private static S3AsyncClientBuilder builder(SourceConfig config, SdkEventLoopGroup group) {
         S3AsyncClientBuilder b = S3AsyncClient.builder()
-                .httpClientBuilder(httpClient(config))
+                .httpClientBuilder(httpClient(config, group))
                 .forcePathStyle(config.pathStyle())
                 .overrideConfiguration(o -> o.retryStrategy(AwsRetryStrategy.doNotRetry()))
                 // Pieces are checked with our own CRC32C; no need for the SDK to checksum bodies too.
@@ -57,15 +90,16 @@ final class S3Clients {
         if (config.credentials() != null) {
             b.credentialsProvider(config.credentials());
         }
-        return b.build();
+        return b;
     }
 
-    static SdkAsyncHttpClient.Builder<?> httpClient(SourceConfig config) {
+    private static SdkAsyncHttpClient.Builder<?> httpClient(SourceConfig config, SdkEventLoopGroup group) {
         int maxConcurrency = config.connections() + SPARE_CONNECTIONS;
         Duration backstop = config.stallTimeout().plusSeconds(30);
         switch (config.httpClient().toLowerCase(Locale.ROOT)) {
             case "netty":
                 return NettyNioAsyncHttpClient.builder()
+                        .eventLoopGroup(group)
                         .maxConcurrency(maxConcurrency)
                         .connectionTimeout(CONNECT_TIMEOUT)
                         .connectionAcquisitionTimeout(ACQUIRE_TIMEOUT)

@@ -17,6 +17,8 @@ import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ScheduledThreadPoolExecutor;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.function.DoubleSupplier;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 import software.amazon.awssdk.services.s3.S3AsyncClient;
 
 /**
@@ -28,13 +30,15 @@ import software.amazon.awssdk.services.s3.S3AsyncClient;
  */
 final class S3ObjectSource implements ObjectSource {
 
+    private static final Logger LOG = LoggerFactory.getLogger(S3ObjectSource.class);
+
     /** Limit on each HEAD-like request; they have no body. */
     static final Duration HEAD_TIMEOUT = Duration.ofSeconds(30);
     /** Bytes gathered per connection before a write to the store; larger chunks are written as they come. */
     static final int WRITE_BUFFER = 256 << 10;
 
     private final S3AsyncClient client;
-    private final boolean ownsClient;
+    private final AutoCloseable owned;
     private final SourceConfig config;
     private final ScheduledExecutorService scheduler;
     private final boolean ownsScheduler;
@@ -55,8 +59,14 @@ final class S3ObjectSource implements ObjectSource {
         // Every GET arms a watchdog that is nearly always cancelled; drop those at once.
         timer.setRemoveOnCancelPolicy(true);
         try {
-            S3AsyncClient client = config.client() != null ? config.client() : S3Clients.build(config);
-            return new S3ObjectSource(client, config.client() == null, config, timer, true, Ticker.systemTicker(),
+            S3AsyncClient client = config.client();
+            AutoCloseable owned = null;
+            if (client == null) {
+                S3Clients.Built built = S3Clients.build(config);
+                client = built.client();
+                owned = built.closer();
+            }
+            return new S3ObjectSource(client, owned, config, timer, true, Ticker.systemTicker(),
                     () -> ThreadLocalRandom.current().nextDouble(), WRITE_BUFFER);
         } catch (RuntimeException | Error e) {
             timer.shutdownNow();
@@ -64,10 +74,14 @@ final class S3ObjectSource implements ObjectSource {
         }
     }
 
-    S3ObjectSource(S3AsyncClient client, boolean ownsClient, SourceConfig config, ScheduledExecutorService scheduler,
+    /**
+     * @param owned closes the client and what it runs on when this source closes; null for a client the
+     *     caller owns
+     */
+    S3ObjectSource(S3AsyncClient client, AutoCloseable owned, SourceConfig config, ScheduledExecutorService scheduler,
             boolean ownsScheduler, Ticker ticker, DoubleSupplier random, int writeBuffer) {
         this.client = Objects.requireNonNull(client, "client");
-        this.ownsClient = ownsClient;
+        this.owned = owned;
         this.config = Objects.requireNonNull(config, "config");
         this.scheduler = Objects.requireNonNull(scheduler, "scheduler");
         this.ownsScheduler = ownsScheduler;
@@ -125,8 +139,12 @@ final class S3ObjectSource implements ObjectSource {
         if (ownsScheduler) {
             scheduler.shutdownNow();
         }
-        if (ownsClient) {
-            client.close();
+        if (owned != null) {
+            try {
+                owned.close();
+            } catch (Exception e) {
+                LOG.warn("closing the S3 client failed", e);
+            }
         }
     }
 

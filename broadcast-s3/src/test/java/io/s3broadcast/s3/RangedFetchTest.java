@@ -63,7 +63,7 @@ class RangedFetchTest {
     S3ObjectSource source(int connections, int maxAttempts, int writeBuffer) {
         SourceConfig config = new SourceConfig(client, null, null, null, true, "netty", connections, RANGE, maxAttempts,
                 Duration.ofMillis(100), MAX_BACKOFF, STALL);
-        return new S3ObjectSource(client, false, config, scheduler, false, scheduler.ticker, () -> 0.5, writeBuffer);
+        return new S3ObjectSource(client, null, config, scheduler, false, scheduler.ticker, () -> 0.5, writeBuffer);
     }
 
     ObjectInfo info() {
@@ -109,7 +109,7 @@ class RangedFetchTest {
                     Duration.ofMillis(100), MAX_BACKOFF, STALL);
             Recorder recorder = new Recorder();
             try (PieceStore s = PieceStore.create(dir.resolve("chunk-" + chunk), new PieceLayout(data.length, PIECE))) {
-                new S3ObjectSource(chunky, false, config, scheduler, false, scheduler.ticker, () -> 0.5, 1000)
+                new S3ObjectSource(chunky, null, config, scheduler, false, scheduler.ticker, () -> 0.5, 1000)
                         .fetch(info(), PieceQueue.ofRange(0, 11), s, recorder).get();
                 assertThat(Files.readAllBytes(s.commit())).as("chunks of %d", chunk).isEqualTo(data);
                 for (int p = 0; p < 11; p++) {
