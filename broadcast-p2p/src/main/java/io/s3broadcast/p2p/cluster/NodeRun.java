@@ -147,7 +147,10 @@ final class NodeRun implements ClusterRun, GroupRouter.Target {
     private int advertisedWorks = -1;
     private long phase1EndNanos = -1;
     private long bytesFromPeers;
+    /** Pieces fetched from S3 that were in works taken from other nodes. */
     private int piecesStolen;
+    /** Pieces of works this node took from others and still holds (works it gave on are cleared). */
+    private final Bitfield inStolenWorks;
     private long orphanSince = -1;
     private int orphanRounds;
     private ScheduledFuture<?> housekeeping;
@@ -181,6 +184,7 @@ final class NodeRun implements ClusterRun, GroupRouter.Target {
         this.store = task.store();
         this.layout = store.layout();
         this.pieceCount = layout.pieceCount();
+        this.inStolenWorks = new Bitfield(pieceCount);
         this.group = GroupId.of(task.object().bucket(), task.object().key(), task.object().eTag(), config.groupName());
         this.loop = cluster.nextLoop();
         this.ticker = config.ticker();
@@ -585,21 +589,26 @@ final class NodeRun implements ClusterRun, GroupRouter.Target {
         } else if (msg instanceof GiveWorkRequest g) {
             List<PieceRun> given = strategy == Strategy.NON_STEAL ? List.of()
                     : workList.giveAway(GiveWorkResponse.maxWorks(p.handler.peerMaxFrameLength));
+            for (PieceRun run : given) {
+                for (int i = run.first(); i < run.end(); i++) {
+                    inStolenWorks.clear(i);
+                }
+            }
             p.handler.send(new GiveWorkResponse(g.requestId(), given));
             if (!given.isEmpty()) {
                 LOG.debug("{}: gave {} works to {}", self, given.size(), p.id);
             }
             advertiseWorks();
         } else if (msg instanceof GiveWorkResponse g) {
-            int added = workList.append(g.works());
+            workList.append(g.works());
             for (PieceRun run : g.works()) {
                 for (int i = run.first(); i < run.end(); i++) {
+                    inStolenWorks.set(i);
                     if (store.hasPiece(i)) {
                         workList.pieceStored(i);
                     }
                 }
             }
-            piecesStolen += added;
             if (stealing.answered(p.id, g.requestId(), g.works().size())) {
                 stealOutstanding = false;
             }
@@ -857,6 +866,9 @@ final class NodeRun implements ClusterRun, GroupRouter.Target {
     private void stored(int piece, String from) {
         if (closing) {
             return;
+        }
+        if (from == null && inStolenWorks.get(piece)) {
+            piecesStolen++;
         }
         workList.pieceStored(piece);
         for (RequestScheduler.PeerRequest cancel : requests.pieceStored(piece, from)) {

@@ -43,6 +43,11 @@ class ClusterFetchIT {
             for (CompletedFetch r : results) {
                 assertTrue(r.bytesFromS3() + r.bytesFromPeers() >= object.size(), "every byte came from S3 or a peer: " + r);
             }
+            int stolen = results.stream().mapToInt(CompletedFetch::piecesStolen).sum();
+            assertTrue(stolen <= 65, "pieces fetched in stolen works are pieces of the object, counted once: " + stolen);
+            if (strategy == Strategy.NON_STEAL) {
+                assertTrue(stolen == 0, "non-steal never steals: " + stolen);
+            }
         }
     }
 
