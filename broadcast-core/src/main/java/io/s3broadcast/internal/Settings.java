@@ -63,14 +63,17 @@ record Settings(
                 : c.duration("stallTimeout").orElse(DEFAULT_STALL_TIMEOUT);
         Path destination = b.destinationDirectory != null ? b.destinationDirectory
                 : c.string("destination").map(Path::of).orElse(Path.of(""));
+        String registry = b.registry != null ? b.registry : c.string("registry").orElse(null);
+        // With a registry the nodes form a cluster, and OVERLAP measured best (docs/bench.md); alone, the flat tree.
         Strategy strategy = b.strategy != null ? b.strategy
-                : c.parsed("strategy", "one of " + List.of(Strategy.values()), Strategy::parse).orElse(Strategy.FLAT_TREE);
+                : c.parsed("strategy", "one of " + List.of(Strategy.values()), Strategy::parse)
+                        .orElse(registry != null ? Strategy.OVERLAP : Strategy.FLAT_TREE);
         if (rangeSize < pieceSize) {
             rangeSize = pieceSize;
         }
         Ticker ticker = b.ticker != null ? b.ticker : Ticker.systemTicker();
         ClusterConfig cluster = new ClusterConfig(
-                b.registry != null ? b.registry : c.string("registry").orElse(null),
+                registry,
                 b.nodeId != null ? b.nodeId : c.string("nodeId").orElseGet(Settings::defaultNodeId),
                 b.listen != null ? b.listen
                         : c.parsed("listen", "host:port, e.g. 0.0.0.0:7070", Settings::parseHostPort)

@@ -57,6 +57,18 @@ class ConfigSourceTest {
     }
 
     @Test
+    void aRegistryMakesOverlapTheDefaultStrategy() {
+        BroadcastBuilder alone = new BroadcastBuilder().config(new ConfigSource(Map.of(), Map.of()));
+        assertThat(Settings.resolve(alone).strategy()).isEqualTo(Strategy.FLAT_TREE);
+        BroadcastBuilder cluster = new BroadcastBuilder()
+                .config(new ConfigSource(Map.of(), Map.of("S3BROADCAST_REGISTRY", "static:10.0.0.1:7000")));
+        assertThat(Settings.resolve(cluster).strategy()).isEqualTo(Strategy.OVERLAP);
+        assertThat(Settings.resolve(cluster).cluster().registry()).isEqualTo("static:10.0.0.1:7000");
+        cluster.strategy(Strategy.NON_STEAL);
+        assertThat(Settings.resolve(cluster).strategy()).isEqualTo(Strategy.NON_STEAL);
+    }
+
+    @Test
     void unknownStrategyAndHttpClientAreClear() {
         BroadcastBuilder b = new BroadcastBuilder().config(new ConfigSource(Map.of("s3broadcast.strategy", "gossip"), Map.of()));
         assertThatThrownBy(() -> Settings.resolve(b)).hasMessageContaining("gossip").hasMessageContaining("flat-tree");
