@@ -22,6 +22,7 @@ import java.util.List;
 import java.util.concurrent.CancellationException;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
+import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
@@ -120,9 +121,13 @@ final class LocalCluster {
                 files.add(dir.resolve(NodeCommand.fileName(testbed.key())));
             }
 
+            // One thread per node calls fetch() when the start gun fires, so no node starts late because the
+            // fetch() calls before it (each binds a peer server and starts an S3 client) ran first.
             List<CompletableFuture<CompletedFetch>> futures = new ArrayList<>();
             long[] ended = new long[n];
-            long start = System.nanoTime();
+            FetchHandle[] handles = new FetchHandle[n];
+            CountDownLatch startGun = new CountDownLatch(1);
+            List<Thread> starters = new ArrayList<>();
             for (int i = 0; i < n; i++) {
                 FetchRequest.Builder request = FetchRequest.builder().bucket(testbed.bucket()).key(testbed.key())
                         .destination(files.get(i));
@@ -130,12 +135,38 @@ final class LocalCluster {
                 if (listener != null) {
                     request.addListener(listener);
                 }
-                FetchHandle handle = broadcasts.get(i).fetch(request.build());
+                Broadcast broadcast = broadcasts.get(i);
+                FetchRequest built = request.build();
                 int node = i;
+                CompletableFuture<CompletedFetch> result = new CompletableFuture<>();
                 // join() on the future whenComplete returns happens after ended[node] is written.
-                futures.add(handle.completionFuture().whenComplete((r, e) -> ended[node] = System.nanoTime()));
+                futures.add(result.whenComplete((r, e) -> ended[node] = System.nanoTime()));
+                Thread starter = new Thread(() -> {
+                    try {
+                        startGun.await();
+                        handles[node] = broadcast.fetch(built);
+                        handles[node].completionFuture().whenComplete((r, e) -> {
+                            if (e != null) {
+                                result.completeExceptionally(e);
+                            } else {
+                                result.complete(r);
+                            }
+                        });
+                    } catch (InterruptedException e) {
+                        Thread.currentThread().interrupt();
+                        result.cancel(false);
+                    }
+                }, "start-node-" + i);
+                starter.setDaemon(true);
+                starter.start();
+                starters.add(starter);
             }
-            awaitAll(futures, options.timeout());
+            long start = System.nanoTime();
+            startGun.countDown();
+            for (Thread starter : starters) {
+                starter.join();
+            }
+            awaitAll(futures, handles, options.timeout());
 
             List<NodeResult> results = new ArrayList<>();
             for (int i = 0; i < n; i++) {
@@ -179,26 +210,26 @@ final class LocalCluster {
     }
 
     /** Waits for every fetch; past {@code timeout}, cancels those still running. */
-    private static void awaitAll(List<CompletableFuture<CompletedFetch>> futures, Duration timeout)
+    private static void awaitAll(List<CompletableFuture<CompletedFetch>> futures, FetchHandle[] handles, Duration timeout)
             throws InterruptedException {
         CompletableFuture<Void> all = CompletableFuture.allOf(futures.toArray(CompletableFuture[]::new));
         try {
             all.get(timeout.toMillis(), TimeUnit.MILLISECONDS);
         } catch (ExecutionException e) {
-            // a node failed; its result says why, and the others are still awaited
-            try {
-                all.handle((v, x) -> null).get(timeout.toMillis(), TimeUnit.MILLISECONDS);
-            } catch (ExecutionException | TimeoutException again) {
-                cancelRunning(futures, timeout);
-            }
+            // allOf completes only when every fetch has: the failed nodes' results say why
         } catch (TimeoutException e) {
-            cancelRunning(futures, timeout);
+            cancelRunning(handles, timeout);
         }
     }
 
-    private static void cancelRunning(List<CompletableFuture<CompletedFetch>> futures, Duration timeout) {
+    /** Cancels the fetches; the handles were written by the starter threads, which have been joined. */
+    private static void cancelRunning(FetchHandle[] handles, Duration timeout) {
         LOG.warn("trial still running after {}: cancelling the nodes not done", timeout);
-        futures.forEach(f -> f.cancel(true));
+        for (FetchHandle h : handles) {
+            if (h != null) {
+                h.cancel();
+            }
+        }
     }
 
     /** Closes every broadcast at once: each close waits while its node lingers to serve the others. */
