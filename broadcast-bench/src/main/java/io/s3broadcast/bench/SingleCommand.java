@@ -72,8 +72,9 @@ final class SingleCommand implements Callable<Integer> {
             description = "Methods to run, comma-separated: ours, transferManager, getObject (default: all).")
     List<String> methods;
 
-    @Option(names = "--connections", paramLabel = "N",
-            description = "Concurrent ranged GETs for ours; maxConcurrency for the Transfer Manager (default: each one's own).")
+    @Option(names = "--connections", paramLabel = "N", defaultValue = "16",
+            description = "Concurrent ranged GETs for ours and maxConcurrency for the Transfer Manager, the same for"
+                    + " both (default: ${DEFAULT-VALUE}, Broadcast's default).")
     Integer connections;
 
     @Option(names = "--range-size", paramLabel = "SIZE", converter = ByteSize.Converter.class,
