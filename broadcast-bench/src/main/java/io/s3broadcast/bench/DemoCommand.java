@@ -52,8 +52,8 @@ final class DemoCommand implements Callable<Integer> {
     @Spec
     CommandSpec spec;
 
-    /** The cluster strategy shown against the flat tree unless {@code --strategy}. */
-    static final Strategy DEFAULT_CLUSTER_STRATEGY = Strategy.STEAL;
+    /** The cluster strategy shown against the flat tree unless {@code --strategy}: Broadcast's default with a registry. */
+    static final Strategy DEFAULT_CLUSTER_STRATEGY = Strategy.OVERLAP;
 
     @Option(names = "--size", paramLabel = "SIZE", converter = ByteSize.Converter.class, defaultValue = "96MiB",
             description = "Size of the object, e.g. 16MiB, 1GiB (default: ${DEFAULT-VALUE}).")
@@ -63,7 +63,7 @@ final class DemoCommand implements Callable<Integer> {
     int nodes;
 
     @Option(names = "--strategy", paramLabel = "non-steal|steal|overlap", converter = Converters.StrategyConverter.class,
-            description = "Cluster strategy to compare with the flat tree (default: steal).")
+            description = "Cluster strategy to compare with the flat tree (default: overlap, Broadcast's with a registry).")
     Strategy strategy = DEFAULT_CLUSTER_STRATEGY;
 
     @Option(names = "--seed", defaultValue = "42", description = "Seed of the random object (default: ${DEFAULT-VALUE}).")

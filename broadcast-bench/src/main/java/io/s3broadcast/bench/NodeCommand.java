@@ -70,7 +70,8 @@ final class NodeCommand implements Callable<Integer> {
 
     @Option(names = "--registry", paramLabel = "SPEC",
             description = "How nodes find each other: static:host:port,host:port, s3://bucket/prefix or"
-                    + " zk://host:port/path. Needed by every strategy but flat.")
+                    + " zk://host:port/path (default: Broadcast's, s3broadcast.registry; without one the node fetches"
+                    + " alone with the flat tree).")
     String registry;
 
     @Option(names = "--listen", paramLabel = "HOST:PORT", converter = Converters.HostPortConverter.class,
@@ -97,8 +98,8 @@ final class NodeCommand implements Callable<Integer> {
     Duration expectTimeout;
 
     @Option(names = "--strategy", paramLabel = "flat|non-steal|steal|overlap",
-            converter = Converters.StrategyConverter.class, defaultValue = "steal",
-            description = "How the nodes share the work (default: ${DEFAULT-VALUE}).")
+            converter = Converters.StrategyConverter.class,
+            description = "How the nodes share the work (default: Broadcast's, overlap with a registry, flat without).")
     Strategy strategy;
 
     @Mixin
@@ -107,16 +108,15 @@ final class NodeCommand implements Callable<Integer> {
     @Override
     public Integer call() throws Exception {
         double loadBefore = Machine.loadAverage();
-        if (strategy.isCluster() && (registry == null || registry.isBlank())) {
-            throw new ParameterException(spec.commandLine(), "--registry is needed for strategy "
-                    + Converters.name(strategy) + " (only flat runs without one)");
-        }
         if (expect != null && expect < 1) {
             throw new ParameterException(spec.commandLine(), "--expect must be at least 1");
         }
         String id = nodeId != null ? nodeId : defaultNodeId(listen);
         Path dir = Files.createDirectories(out);
-        Broadcast.Builder builder = Broadcast.builder().destinationDirectory(dir).strategy(strategy).nodeId(id);
+        Broadcast.Builder builder = Broadcast.builder().destinationDirectory(dir).nodeId(id);
+        if (strategy != null) {
+            builder.strategy(strategy);
+        }
         if (endpoint != null) {
             builder.endpoint(endpoint);
         }
@@ -161,9 +161,9 @@ final class NodeCommand implements Callable<Integer> {
                 // join() throws the fetch's BroadcastException (or CancellationException) as it is.
                 Throwable cause = e instanceof CompletionException && e.getCause() != null ? e.getCause() : e;
                 LOG.error("node {}: the fetch of s3://{}/{} failed", id, bucket, key, cause);
-                report = new NodeReport("node", id, strategy.name(), registry, listenText, bucket, key, null, null,
-                        null, null, null, null, null, null, null, null, null, null, tuning.describe(),
-                        String.valueOf(cause), Machine.current(loadBefore));
+                report = new NodeReport("node", id, strategy != null ? strategy.name() : null, registry, listenText,
+                        bucket, key, null, null, null, null, null, null, null, null, null, null, null, null,
+                        tuning.describe(), String.valueOf(cause), Machine.current(loadBefore));
             }
             stdout.println(Json.line(report));
             stdout.flush();

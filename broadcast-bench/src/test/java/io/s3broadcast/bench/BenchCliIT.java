@@ -66,7 +66,8 @@ class BenchCliIT {
         assertThat(cluster.path("s3Reads").asDouble()).isBetween(1.0, 1.05);
         assertThat(json.path("speedup").asDouble()).isPositive();
         assertThat(json.path("s3ReadsSaved").asDouble()).isGreaterThan(2.5);
-        assertThat(run.out()).contains("flat-tree", "steal", "slowest", "sha256             ok on every node");
+        assertThat(run.out()).contains("flat-tree", Converters.name(DemoCommand.DEFAULT_CLUSTER_STRATEGY), "slowest",
+                "sha256             ok on every node");
         assertThat(run.exitCode()).isZero();
     }
 

@@ -72,13 +72,13 @@ class NodeProcessesIT {
     }
 
     @Test
-    void aFlatNodeProcessFetchesAloneWithoutARegistry(S3Fixture s3, @TempDir Path dir) throws Exception {
+    void withoutARegistryANodeProcessFetchesAloneWithTheFlatTree(S3Fixture s3, @TempDir Path dir) throws Exception {
         StoredObject object = s3.putRandom(s3.key("alone.bin"), SIZE, 12);
 
         Node node = start(s3, dir, "flat", List.of("node",
                 "--endpoint", s3.endpoint().toString(), "--path-style", String.valueOf(s3.server().pathStyle()),
                 "--bucket", object.bucket(), "--key", object.key(), "--out", dir.resolve("flat").toString(),
-                "--strategy", "flat", "--node-id", "solo"));
+                "--node-id", "solo"));
 
         JsonNode json = node.awaitJson();
         assertThat(json.path("nodeId").asText()).isEqualTo("solo");
