@@ -26,7 +26,7 @@ record Settings(
         Ticker ticker) {
 
     static final int DEFAULT_CONNECTIONS = 16;
-    static final long DEFAULT_RANGE_SIZE = 8L << 20;
+    static final long DEFAULT_RANGE_SIZE = 32L << 20;
     static final int DEFAULT_PIECE_SIZE = 1 << 20;
     static final int DEFAULT_MAX_ATTEMPTS = 10;
     static final Duration DEFAULT_INITIAL_BACKOFF = Duration.ofMillis(100);
