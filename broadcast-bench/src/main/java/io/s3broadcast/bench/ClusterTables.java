@@ -60,7 +60,8 @@ final class ClusterTables {
                     case "slowest" -> t.slowest();
                     default -> t.s3Reads();
                 };
-                row.append(String.format(Locale.ROOT, " | %-10s %8s %8s %6s", stat, v == null ? "-" : v, "", ""));
+                String shown = v == null ? "-" : String.format(Locale.ROOT, stat.equals("S3 reads") ? "%.2f" : "%.3f", v);
+                row.append(String.format(Locale.ROOT, " | %-10s %8s %8s %6s", stat, shown, "", ""));
             }
             out.println(row);
         }
