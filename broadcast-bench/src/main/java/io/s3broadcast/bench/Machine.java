@@ -22,6 +22,14 @@ record Machine(int cores, String java, String os, long maxHeapBytes, double load
         return load < 0 ? -1 : Math.round(load * 100) / 100.0;
     }
 
+    /** CPU time this process has used so far (all threads, user and system), or -1 where the JVM cannot tell. */
+    static long processCpuNanos() {
+        if (ManagementFactory.getOperatingSystemMXBean() instanceof com.sun.management.OperatingSystemMXBean os) {
+            return os.getProcessCpuTime();
+        }
+        return -1;
+    }
+
     /** This machine now; {@code loadAverageBefore} is what {@link #loadAverage()} said at the start. */
     static Machine current(double loadAverageBefore) {
         return new Machine(Runtime.getRuntime().availableProcessors(), System.getProperty("java.version"),

@@ -244,12 +244,15 @@ final class SingleCommand implements Callable<Integer> {
         String label = into == null ? "warm-up" : "trial " + (trial + 1);
         Files.deleteIfExists(file);
         try {
+            long cpuStarted = Machine.processCpuNanos();
             long started = System.nanoTime();
             long lastByte = method.download(testbed.bucket(), testbed.key(), file);
             if (fsync && !method.syncsToDisk()) {
                 Durability.fsync(file);
             }
             double seconds = (System.nanoTime() - started) / 1e9;
+            long cpuNanos = Machine.processCpuNanos() - cpuStarted;
+            Double cpuSeconds = cpuStarted < 0 ? null : cpuNanos / 1e9;
             double toLastByte = (lastByte - started) / 1e9;
             String sha = Sha256.of(file);
             boolean match = sha.equals(testbed.sha256());
@@ -258,13 +261,13 @@ final class SingleCommand implements Callable<Integer> {
                     String.format(Locale.ROOT, "%.3f", seconds), String.format(Locale.ROOT, "%.1f", rate),
                     String.format(Locale.ROOT, "%.3f", toLastByte), match ? "ok" : "MISMATCH " + sha);
             if (into != null) {
-                into.record(trial, seconds, toLastByte, rate, match,
+                into.record(trial, seconds, toLastByte, cpuSeconds, rate, match,
                         match ? null : "sha256 " + sha + " != " + testbed.sha256());
             }
         } catch (Exception e) {
             LOG.error("{} {} failed: {}", method.name(), label, describe(e), e);
             if (into != null) {
-                into.record(trial, null, null, null, false, describe(e));
+                into.record(trial, null, null, null, null, false, describe(e));
             }
         } finally {
             Files.deleteIfExists(file);
@@ -297,19 +300,22 @@ final class SingleCommand implements Callable<Integer> {
                 ByteSize.format(report.size()), report.sha256Source(), report.server(), report.endpoint(),
                 report.trials(), report.warmup());
         out.printf(Locale.ROOT, "seconds: until the file is durable and verified where the method verifies (%s);%n"
-                + "last byte: until the last byte was in the file, before verification, fsync and rename%n%n",
+                + "last byte: until the last byte was in the file, before verification, fsync and rename;%n"
+                + "cpu s: CPU time of this whole process (clients and the embedded server) during the trial%n%n",
                 report.fsync() ? "the bench fsyncs for the methods that do not" : "--no-fsync: only ours fsyncs");
-        out.printf(Locale.ROOT, "%-16s %5s %9s %9s %11s  %s%n", "method", "trial", "seconds", "MB/s", "last byte",
-                "sha256 ok");
+        out.printf(Locale.ROOT, "%-16s %5s %9s %9s %11s %9s  %s%n", "method", "trial", "seconds", "MB/s", "last byte",
+                "cpu s", "sha256 ok");
         report.methods().forEach((name, r) -> {
             for (int t = 0; t < report.trials(); t++) {
                 Double s = r.seconds().get(t);
                 Double rate = r.rates().get(t);
                 Double pre = r.secondsToLastByte().get(t);
-                out.printf(Locale.ROOT, "%-16s %5d %9s %9s %12s  %s%n", name, t + 1,
+                Double cpu = r.cpuSeconds().get(t);
+                out.printf(Locale.ROOT, "%-16s %5d %9s %9s %11s %9s  %s%n", name, t + 1,
                         s == null ? "-" : String.format(Locale.ROOT, "%.3f", s),
                         rate == null ? "-" : String.format(Locale.ROOT, "%.1f", rate),
                         pre == null ? "-" : String.format(Locale.ROOT, "%.3f", pre),
+                        cpu == null ? "-" : String.format(Locale.ROOT, "%.2f", cpu),
                         s == null ? "failed" : Boolean.TRUE.equals(r.sha256Matches().get(t)) ? "yes" : "NO");
             }
         });
@@ -359,6 +365,7 @@ final class SingleCommand implements Callable<Integer> {
         final Map<String, Object> settings = new LinkedHashMap<>();
         final Double[] seconds;
         final Double[] toLastByte;
+        final Double[] cpuSeconds;
         final Double[] rates;
         final Boolean[] matches;
         final List<String> errors = new ArrayList<>();
@@ -367,11 +374,13 @@ final class SingleCommand implements Callable<Integer> {
         Results(int trials) {
             seconds = new Double[trials];
             toLastByte = new Double[trials];
+            cpuSeconds = new Double[trials];
             rates = new Double[trials];
             matches = new Boolean[trials];
         }
 
-        void record(int trial, Double s, Double sToLastByte, Double rate, boolean match, String error) {
+        void record(int trial, Double s, Double sToLastByte, Double cpu, Double rate, boolean match, String error) {
+            cpuSeconds[trial] = cpu == null ? null : round(cpu, 3);
             seconds[trial] = s == null ? null : round(s, 3);
             toLastByte[trial] = sToLastByte == null ? null : round(sToLastByte, 3);
             rates[trial] = rate == null ? null : round(rate, 2);
@@ -388,6 +397,7 @@ final class SingleCommand implements Callable<Integer> {
                     : round(ok.length % 2 == 1 ? ok[ok.length / 2] : (ok[ok.length / 2 - 1] + ok[ok.length / 2]) / 2, 2);
             boolean match = allMatch && errors.isEmpty() && ok.length == seconds.length;
             return new SingleReport.MethodReport(settings, Arrays.asList(seconds), Arrays.asList(toLastByte),
+                    Arrays.asList(cpuSeconds),
                     Arrays.asList(rates), median,
                     Arrays.asList(matches), match, errors);
         }

@@ -52,17 +52,20 @@ record SingleReport(
      * @param seconds wall time of each trial, in order; null for a failed trial
      * @param secondsToLastByte the part of each trial until the object's last byte was in the file, before any
      *     verification, fsync or rename; null for a failed trial
+     * @param cpuSeconds CPU time of the whole process (all threads, user and system, the embedded server's too)
+     *     during each trial; null for a failed trial or where the JVM cannot tell
      * @param rates MB/s (10^6 bytes per second) of each trial; null for a failed trial
      * @param median median of the successful trials' rates, or null when none succeeded
      * @param sha256Matches per trial, whether the file had the object's SHA-256; null for a failed trial
      * @param sha256Match true when every trial succeeded and produced a file with the object's SHA-256
      * @param errors what went wrong, one entry per failed trial
      */
-    @JsonPropertyOrder({"settings", "seconds", "secondsToLastByte", "rates", "median", "sha256Matches", "sha256Match", "errors"})
+    @JsonPropertyOrder({"settings", "seconds", "secondsToLastByte", "cpuSeconds", "rates", "median", "sha256Matches", "sha256Match", "errors"})
     record MethodReport(
             Map<String, Object> settings,
             List<Double> seconds,
             List<Double> secondsToLastByte,
+            List<Double> cpuSeconds,
             List<Double> rates,
             Double median,
             List<Boolean> sha256Matches,
