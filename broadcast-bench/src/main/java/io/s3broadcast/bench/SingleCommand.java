@@ -77,9 +77,9 @@ final class SingleCommand implements Callable<Integer> {
                     + " both (default: ${DEFAULT-VALUE}, Broadcast's default).")
     Integer connections;
 
-    @Option(names = "--range-size", paramLabel = "SIZE", converter = ByteSize.Converter.class,
-            description = "Bytes per ranged GET for ours; minimumPartSizeInBytes for the Transfer Manager"
-                    + " (default: ours 8MiB, the Transfer Manager 8MiB).")
+    @Option(names = "--range-size", paramLabel = "SIZE", converter = ByteSize.Converter.class, defaultValue = "32MiB",
+            description = "Bytes per ranged GET for ours and minimumPartSizeInBytes for the Transfer Manager, the"
+                    + " same for both (default: ${DEFAULT-VALUE}, Broadcast's default).")
     Long rangeSize;
 
     @Option(names = "--piece-size", paramLabel = "SIZE", converter = ByteSize.Converter.class,
