@@ -2,6 +2,7 @@ package io.s3broadcast.registry;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.s3broadcast.testkit.time.ManualScheduler;
 import java.time.Duration;
 import java.util.concurrent.CompletableFuture;
 import org.junit.jupiter.api.Test;
@@ -26,7 +27,7 @@ class MembershipTest {
         assertThat(wait).isNotDone();
         registry.join(C);
         assertThat(wait).isCompletedWithValue(new Membership(java.util.List.of(A, B, C), 3, false));
-        assertThat(time.pending()).as("timer cancelled").isZero();
+        assertThat(time.scheduled()).as("timer cancelled").isEmpty();
     }
 
     @Test
@@ -64,7 +65,7 @@ class MembershipTest {
         registry.view(java.util.List.of(A, B));
         CompletableFuture<Membership> wait = registry.awaitMembers(2, TIMEOUT, time);
         assertThat(wait.join().members()).containsExactly(A, B);
-        assertThat(time.pending()).isZero();
+        assertThat(time.scheduled()).isEmpty();
     }
 
     @Test
@@ -81,7 +82,7 @@ class MembershipTest {
         registry.join(A);
         CompletableFuture<Membership> wait = registry.awaitMembers(5, TIMEOUT, time);
         wait.cancel(false);
-        assertThat(time.pending()).isZero();
+        assertThat(time.scheduled()).isEmpty();
         RecordingListener other = new RecordingListener();
         registry.watch(other);
         registry.join(B);

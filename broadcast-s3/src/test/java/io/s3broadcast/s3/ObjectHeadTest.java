@@ -6,6 +6,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import io.s3broadcast.BroadcastException;
 import io.s3broadcast.spi.ObjectChecksum;
 import io.s3broadcast.spi.ObjectInfo;
+import io.s3broadcast.testkit.time.ManualScheduler;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -29,7 +30,7 @@ class ObjectHeadTest {
     static final String ETAG = "\"abc-3\"";
 
     final FakeS3Client client = new FakeS3Client(new byte[0], ETAG, 1);
-    final FakeScheduler scheduler = new FakeScheduler();
+    final ManualScheduler scheduler = new ManualScheduler();
     final ObjectHead head = new ObjectHead(client,
             new Retrier(scheduler, new Backoff(Duration.ofMillis(100), Duration.ofSeconds(1)), () -> 0.5, 3),
             Duration.ofSeconds(30), 2);
@@ -178,8 +179,8 @@ class ObjectHeadTest {
     void cancellingTheHeadCancelsTheRetryWaiting() {
         client.head = r -> failure(503, "SlowDown");
         CompletableFuture<ObjectInfo> f = head.head("b", "k");
-        assertThat(scheduler.pending()).hasSize(1);
+        assertThat(scheduler.delays()).hasSize(1);
         f.cancel(true);
-        assertThat(scheduler.pending()).isEmpty();
+        assertThat(scheduler.delays()).isEmpty();
     }
 }

@@ -11,6 +11,7 @@ import io.s3broadcast.spi.PieceRun;
 import io.s3broadcast.spi.PieceStore;
 import io.s3broadcast.spi.SourceConfig;
 import io.s3broadcast.spi.SourceListener;
+import io.s3broadcast.testkit.time.ManualScheduler;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -45,7 +46,7 @@ class RangedFetchTest {
 
     final byte[] data = seeded(10 * PIECE + 300, 42);
     final FakeS3Client client = new FakeS3Client(data, ETAG, 256);
-    final FakeScheduler scheduler = new FakeScheduler();
+    final ManualScheduler scheduler = new ManualScheduler();
     final Recorder listener = new Recorder();
     PieceStore store;
 
@@ -63,7 +64,7 @@ class RangedFetchTest {
     S3ObjectSource source(int connections, int maxAttempts, int writeBuffer) {
         SourceConfig config = new SourceConfig(client, null, null, null, true, "netty", connections, RANGE, maxAttempts,
                 Duration.ofMillis(100), MAX_BACKOFF, STALL);
-        return new S3ObjectSource(client, null, config, scheduler, false, scheduler.ticker, () -> 0.5, writeBuffer);
+        return new S3ObjectSource(client, null, config, scheduler, false, scheduler.ticker(), () -> 0.5, writeBuffer);
     }
 
     ObjectInfo info() {
@@ -109,7 +110,7 @@ class RangedFetchTest {
                     Duration.ofMillis(100), MAX_BACKOFF, STALL);
             Recorder recorder = new Recorder();
             try (PieceStore s = PieceStore.create(dir.resolve("chunk-" + chunk), new PieceLayout(data.length, PIECE))) {
-                new S3ObjectSource(chunky, null, config, scheduler, false, scheduler.ticker, () -> 0.5, 1000)
+                new S3ObjectSource(chunky, null, config, scheduler, false, scheduler.ticker(), () -> 0.5, 1000)
                         .fetch(info(), PieceQueue.ofRange(0, 11), s, recorder).get();
                 assertThat(Files.readAllBytes(s.commit())).as("chunks of %d", chunk).isEqualTo(data);
                 for (int p = 0; p < 11; p++) {
@@ -157,11 +158,11 @@ class RangedFetchTest {
         };
         CompletableFuture<Void> f = fetch(1, 5);
         // First retry: up to 100 ms, jitter 0.5 -> 50 ms.
-        assertThat(scheduler.pending()).contains(Duration.ofMillis(50));
+        assertThat(scheduler.delays()).contains(Duration.ofMillis(50));
         scheduler.advance(Duration.ofMillis(50));
         assertThat(client.calls).hasSize(2);
         // Second retry: up to 200 ms -> 100 ms.
-        assertThat(scheduler.pending()).contains(Duration.ofNanos(100_000_000));
+        assertThat(scheduler.delays()).contains(Duration.ofNanos(100_000_000));
         scheduler.advance(Duration.ofMillis(100));
         assertThat(f).isCompleted();
         assertThat(listener.retries).hasSize(2);
@@ -233,7 +234,7 @@ class RangedFetchTest {
         assertThatThrownBy(f::get).cause().isInstanceOf(BroadcastException.ObjectChanged.class)
                 .hasMessageContaining("s3://bkt/dir/obj").hasMessageContaining(ETAG).hasMessageContaining("fetch again");
         assertThat(client.calls).hasSize(1);
-        assertThat(scheduler.pending()).isEmpty();
+        assertThat(scheduler.delays()).isEmpty();
     }
 
     @Test
@@ -262,7 +263,7 @@ class RangedFetchTest {
         CompletableFuture<Void> f = fetch(2, 5);
         assertThatThrownBy(f::get).cause().isInstanceOf(BroadcastException.class)
                 .hasMessageContaining("SourceListener threw");
-        assertThat(scheduler.pending()).isEmpty();
+        assertThat(scheduler.delays()).isEmpty();
     }
 
     @Test
@@ -291,7 +292,7 @@ class RangedFetchTest {
         scheduler.advance(Duration.ofMinutes(1));
         assertThat(client.calls).hasSize(2);
         assertThat(polls).hasValue(2);
-        assertThat(scheduler.pending()).isEmpty();
+        assertThat(scheduler.delays()).isEmpty();
         assertThatThrownBy(f::get).isInstanceOf(CancellationException.class);
     }
 
@@ -299,9 +300,9 @@ class RangedFetchTest {
     void cancellingDuringBackoffCancelsTheRetry() throws Exception {
         client.script = (c, n) -> FakeS3Client.status(503, "SlowDown");
         CompletableFuture<Void> f = fetch(1, 5);
-        assertThat(scheduler.pending()).hasSize(1);
+        assertThat(scheduler.delays()).hasSize(1);
         f.cancel(true);
-        assertThat(scheduler.pending()).isEmpty();
+        assertThat(scheduler.delays()).isEmpty();
         scheduler.advance(Duration.ofMinutes(1));
         assertThat(client.calls).hasSize(1);
     }

@@ -2,6 +2,7 @@ package io.s3broadcast.s3;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.s3broadcast.testkit.time.ManualScheduler;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -9,9 +10,9 @@ import org.junit.jupiter.api.Test;
 
 class StallWatchdogTest {
 
-    final FakeScheduler scheduler = new FakeScheduler();
+    final ManualScheduler scheduler = new ManualScheduler();
     final List<Duration> stalls = new ArrayList<>();
-    final StallWatchdog watchdog = new StallWatchdog(scheduler, scheduler.ticker, Duration.ofSeconds(10),
+    final StallWatchdog watchdog = new StallWatchdog(scheduler, scheduler.ticker(), Duration.ofSeconds(10),
             idle -> stalls.add(Duration.ofNanos(idle)));
 
     @Test
@@ -23,7 +24,7 @@ class StallWatchdogTest {
         assertThat(stalls).containsExactly(Duration.ofSeconds(10));
         scheduler.advance(Duration.ofMinutes(5));
         assertThat(stalls).hasSize(1);
-        assertThat(scheduler.pending()).isEmpty();
+        assertThat(scheduler.delays()).isEmpty();
     }
 
     @Test
@@ -32,7 +33,7 @@ class StallWatchdogTest {
         for (int i = 0; i < 10; i++) {
             scheduler.advance(Duration.ofSeconds(4));
             watchdog.progress();
-            assertThat(scheduler.pending()).hasSize(1);
+            assertThat(scheduler.delays()).hasSize(1);
         }
         assertThat(stalls).isEmpty();
         scheduler.advance(Duration.ofSeconds(10));
@@ -44,7 +45,7 @@ class StallWatchdogTest {
         watchdog.start();
         scheduler.advance(Duration.ofSeconds(3));
         watchdog.stop();
-        assertThat(scheduler.pending()).isEmpty();
+        assertThat(scheduler.delays()).isEmpty();
         scheduler.advance(Duration.ofMinutes(1));
         assertThat(stalls).isEmpty();
     }

@@ -9,6 +9,7 @@ import io.s3broadcast.registry.NodeInfo;
 import io.s3broadcast.registry.NodeRegistry;
 import io.s3broadcast.registry.RegistryConfig;
 import io.s3broadcast.registry.RegistryException;
+import io.s3broadcast.testkit.time.ManualScheduler;
 import java.net.ServerSocket;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -132,7 +133,7 @@ class ZooKeeperRegistryIT {
     @Test
     void awaitMembersCompletesWhenTheExpectedNumberIsThere() throws Exception {
         NodeRegistry a = registered(A);
-        CapturingScheduler time = new CapturingScheduler();
+        ManualScheduler time = new ManualScheduler();
         CompletableFuture<Membership> wait = a.awaitMembers(3, Duration.ofMinutes(1), time);
         registered(B);
         assertThat(wait).isNotDone();
@@ -140,7 +141,7 @@ class ZooKeeperRegistryIT {
         Membership m = wait.get(20, TimeUnit.SECONDS);
         assertThat(m.members()).containsExactly(A, B, C);
         assertThat(m.timedOut()).isFalse();
-        assertThat(time.pending()).isZero();
+        assertThat(time.scheduled()).isEmpty();
     }
 
     @Test
@@ -151,10 +152,10 @@ class ZooKeeperRegistryIT {
         events.expect("+a");
         registered(B);
         events.expect("+b");
-        CapturingScheduler time = new CapturingScheduler();
+        ManualScheduler time = new ManualScheduler();
         CompletableFuture<Membership> wait = a.awaitMembers(5, Duration.ofMinutes(1), time);
         assertThat(wait).isNotDone();
-        time.fireAll();
+        time.advance(Duration.ofMinutes(1));
         Membership m = wait.get(20, TimeUnit.SECONDS);
         assertThat(m.members()).containsExactly(A, B);
         assertThat(m.timedOut()).isTrue();

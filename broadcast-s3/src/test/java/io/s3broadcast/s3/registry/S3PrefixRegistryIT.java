@@ -12,6 +12,7 @@ import io.s3broadcast.registry.RegistryConfig;
 import io.s3broadcast.registry.RegistryException;
 import io.s3broadcast.testkit.RealS3;
 import io.s3broadcast.testkit.S3Fixture;
+import io.s3broadcast.testkit.time.ManualScheduler;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -77,6 +78,10 @@ class S3PrefixRegistryIT {
                 .map(S3Object::key).toList();
     }
 
+    private long periodicTasks() {
+        return scheduler.scheduled().stream().filter(ManualScheduler.Scheduled::periodic).count();
+    }
+
     @Test
     void eachNodeWritesOneObjectAndPollsFindTheOthers() {
         S3PrefixRegistry a = registered(A);
@@ -121,7 +126,7 @@ class S3PrefixRegistryIT {
         });
         registered(B);
         assertThat(heardB).isNotDone();
-        scheduler.runPeriodic(); // a's poll (and B's) start; a's reports B when its listing completes
+        scheduler.advance(config.pollInterval()); // a's poll (and B's) start; a's reports B when its listing completes
         assertThat(heardB.get(20, java.util.concurrent.TimeUnit.SECONDS)).isEqualTo(B);
     }
 
@@ -161,9 +166,9 @@ class S3PrefixRegistryIT {
     @Test
     void theHeartbeatWritesTheEntryAgain() {
         S3PrefixRegistry a = registry(1000);
-        assertThat(scheduler.live(true)).as("poll").isEqualTo(1);
+        assertThat(periodicTasks()).as("poll").isEqualTo(1);
         a.register(A);
-        assertThat(scheduler.live(true)).as("poll and heartbeat").isEqualTo(2);
+        assertThat(periodicTasks()).as("poll and heartbeat").isEqualTo(2);
         String key = prefix + "/" + config.group().hash() + "/a";
         byte[] body = s3.getBytes(key);
         s3.client().deleteObject(b -> b.bucket(s3.bucket()).key(key));
@@ -173,7 +178,7 @@ class S3PrefixRegistryIT {
             assertThat(observer.members()).containsExactly(A);
         }
         a.leave();
-        assertThat(scheduler.live(true)).as("poll").isEqualTo(1);
+        assertThat(periodicTasks()).as("poll").isEqualTo(1);
         a.heartbeat().join();
         assertThat(keys()).isEmpty();
     }
@@ -201,15 +206,17 @@ class S3PrefixRegistryIT {
     @Test
     void awaitMembersOnPolls() {
         S3PrefixRegistry a = registered(A);
-        CompletableFuture<Membership> enough = a.awaitMembers(3, Duration.ofMinutes(1), scheduler);
-        CompletableFuture<Membership> tooMany = a.awaitMembers(4, Duration.ofMinutes(1), scheduler);
+        // Timeouts shorter than the poll interval, so that moving to them fires no poll or heartbeat.
+        Duration timeout = config.pollInterval().dividedBy(2);
+        CompletableFuture<Membership> enough = a.awaitMembers(3, timeout, scheduler);
+        CompletableFuture<Membership> tooMany = a.awaitMembers(4, timeout, scheduler);
         registered(B);
         registered(C);
         assertThat(enough).isNotDone();
         a.poll().join();
         assertThat(enough.join().members()).containsExactly(A, B, C);
         assertThat(tooMany).isNotDone();
-        scheduler.fireOneShots();
+        scheduler.advance(timeout);
         Membership m = tooMany.join();
         assertThat(m.timedOut()).isTrue();
         assertThat(m.members()).containsExactly(A, B, C);
