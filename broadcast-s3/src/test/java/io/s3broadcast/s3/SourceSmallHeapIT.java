@@ -5,9 +5,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 import io.s3broadcast.testkit.RealS3;
 import io.s3broadcast.testkit.S3Fixture;
 import io.s3broadcast.testkit.StoredObject;
-import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
@@ -36,23 +35,9 @@ class SourceSmallHeapIT {
     void twoGibibytesThroughEachClientWithA128MibHeap(S3Fixture s3) throws Exception {
         StoredObject object = s3.putRandom(s3.key("two-gib-source.bin"), SIZE, 4096);
         var creds = s3.credentialsProvider().resolveCredentials();
-        List<String> cmd = new ArrayList<>(List.of(
-                Path.of(System.getProperty("java.home"), "bin", "java").toString(),
-                "-Xmx128m",
-                "-XX:+ExitOnOutOfMemoryError",
-                "-cp", System.getProperty("java.class.path"),
-                SmallHeapSourceMain.class.getName(),
+        String output = ForkedJvm.run(dir, "128m", SmallHeapSourceMain.class, List.of(
                 s3.endpoint().toString(), s3.bucket(), object.key(), dir.toString(), s3.region().id(),
-                creds.accessKeyId(), creds.secretAccessKey(), "netty,crt"));
-        Path log = dir.resolve("child.log");
-        Process p = new ProcessBuilder(cmd).redirectErrorStream(true).redirectOutput(log.toFile()).start();
-        boolean exited = p.waitFor(8, TimeUnit.MINUTES);
-        if (!exited) {
-            p.destroyForcibly();
-        }
-        String output = Files.readString(log, StandardCharsets.UTF_8);
-        assertThat(exited).as("child finished in time; output:%n%s", output).isTrue();
-        assertThat(p.exitValue()).as("child exit code; output:%n%s", output).isZero();
+                creds.accessKeyId(), creds.secretAccessKey(), "netty,crt"), Duration.ofMinutes(8));
         Matcher m = LINE.matcher(output);
         List<String> clients = new ArrayList<>();
         while (m.find()) {
