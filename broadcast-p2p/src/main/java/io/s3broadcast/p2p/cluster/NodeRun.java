@@ -845,7 +845,10 @@ final class NodeRun implements ClusterRun, GroupRouter.Target {
             task.listener().pieceStored(index);
             stored(index, from);
         } else {
-            requests.pieceStored(index, from);
+            // A duplicate (endgame, or S3 got it too): whoever stored the piece reports it through stored(),
+            // so only this request is settled here. Marking the piece stored from here could complete the run
+            // before the storing peer's bytes are counted.
+            requests.requestFailed(from, index);
         }
         if (p != null) {
             pump(p);
