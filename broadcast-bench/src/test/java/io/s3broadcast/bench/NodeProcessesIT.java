@@ -65,6 +65,8 @@ class NodeProcessesIT {
             assertThat(json.path("size").asLong()).isEqualTo(SIZE);
             assertThat(Files.size(Path.of(json.path("path").asText()))).isEqualTo(SIZE);
             assertThat(json.path("bytesFromPeers").asLong()).as(node.name + " bytes from peers").isPositive();
+            assertThat(json.path("bytesFromS3").asLong() + json.path("bytesFromPeers").asLong())
+                    .as(node.name + " bytes from S3 and peers").isGreaterThanOrEqualTo(SIZE);
             assertThat(json.path("seconds").asDouble()).isPositive();
             fromS3 += json.path("bytesFromS3").asLong();
         }
