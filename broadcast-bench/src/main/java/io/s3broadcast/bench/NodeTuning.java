@@ -25,7 +25,7 @@ final class NodeTuning {
     Integer connections;
 
     @Option(names = "--range-size", paramLabel = "SIZE", converter = ByteSize.Converter.class,
-            description = "Bytes per ranged GET (default: Broadcast's, 8MiB).")
+            description = "Bytes per ranged GET (default: Broadcast's, 32MiB).")
     Long rangeSize;
 
     @Option(names = "--linger", paramLabel = "DURATION", converter = Converters.DurationConverter.class,

@@ -7,6 +7,7 @@ import software.amazon.awssdk.core.checksums.ResponseChecksumValidation;
 import software.amazon.awssdk.regions.Region;
 import software.amazon.awssdk.services.s3.S3AsyncClientBuilder;
 import software.amazon.awssdk.services.s3.S3Client;
+import software.amazon.awssdk.services.s3.S3BaseClientBuilder;
 import software.amazon.awssdk.services.s3.S3ClientBuilder;
 import software.amazon.awssdk.services.s3.model.BucketAlreadyOwnedByYouException;
 
@@ -33,28 +34,22 @@ abstract class AbstractS3Server implements S3Server {
 
   @Override
   public S3ClientBuilder clientBuilder() {
-    S3ClientBuilder builder =
-        S3Client.builder()
-            .region(region())
-            .credentialsProvider(credentialsProvider())
-            .forcePathStyle(pathStyle())
-            .requestChecksumCalculation(requestChecksumCalculation())
-            .responseChecksumValidation(responseChecksumValidation());
-    if (overrideEndpoint()) {
-      builder.endpointOverride(endpoint());
-    }
-    return builder;
+    return configure(S3Client.builder());
   }
 
   @Override
   public S3AsyncClientBuilder asyncClientBuilder() {
-    S3AsyncClientBuilder builder =
-        software.amazon.awssdk.services.s3.S3AsyncClient.builder()
-            .region(region())
-            .credentialsProvider(credentialsProvider())
-            .forcePathStyle(pathStyle())
-            .requestChecksumCalculation(requestChecksumCalculation())
-            .responseChecksumValidation(responseChecksumValidation());
+    return configure(software.amazon.awssdk.services.s3.S3AsyncClient.builder());
+  }
+
+  /** Points either kind of client builder at this server, with its credentials and checksum settings. */
+  private <B extends S3BaseClientBuilder<B, C>, C> B configure(B builder) {
+    builder
+        .region(region())
+        .credentialsProvider(credentialsProvider())
+        .forcePathStyle(pathStyle())
+        .requestChecksumCalculation(requestChecksumCalculation())
+        .responseChecksumValidation(responseChecksumValidation());
     if (overrideEndpoint()) {
       builder.endpointOverride(endpoint());
     }

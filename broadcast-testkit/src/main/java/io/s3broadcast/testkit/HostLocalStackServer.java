@@ -16,6 +16,7 @@ import java.nio.file.StandardCopyOption;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
+import java.util.Collections;
 import java.util.EnumSet;
 import java.util.List;
 import java.util.Map;
@@ -322,13 +323,18 @@ public final class HostLocalStackServer extends AbstractS3Server {
     return true;
   }
 
+  /** What LocalStack's S3 does, wherever it runs (on the host or in its container). */
+  static final Set<S3Feature> LOCALSTACK_FEATURES =
+      Collections.unmodifiableSet(
+          EnumSet.of(
+              S3Feature.CREATE_BUCKET,
+              S3Feature.IF_MATCH_ON_GET,
+              S3Feature.PART_NUMBER_GET,
+              S3Feature.GET_CHECKSUMS));
+
   @Override
   public Set<S3Feature> features() {
-    return EnumSet.of(
-        S3Feature.CREATE_BUCKET,
-        S3Feature.IF_MATCH_ON_GET,
-        S3Feature.PART_NUMBER_GET,
-        S3Feature.GET_CHECKSUMS);
+    return LOCALSTACK_FEATURES;
   }
 
   @Override

@@ -3,7 +3,6 @@ package io.s3broadcast.testkit;
 import java.net.URI;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.util.EnumSet;
 import java.util.Set;
 import org.junit.jupiter.api.Assumptions;
 import org.slf4j.Logger;
@@ -115,11 +114,7 @@ public final class TestcontainersLocalStackServer extends AbstractS3Server {
 
   @Override
   public Set<S3Feature> features() {
-    return EnumSet.of(
-        S3Feature.CREATE_BUCKET,
-        S3Feature.IF_MATCH_ON_GET,
-        S3Feature.PART_NUMBER_GET,
-        S3Feature.GET_CHECKSUMS);
+    return HostLocalStackServer.LOCALSTACK_FEATURES;
   }
 
   @Override
