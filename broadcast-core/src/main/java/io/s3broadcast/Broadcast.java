@@ -119,6 +119,19 @@ public interface Broadcast extends AutoCloseable {
         Builder stallTimeout(Duration timeout);
 
         /**
+         * A ranged GET whose response has not begun this long after it was sent is abandoned and retried.
+         * Property {@code s3broadcast.firstByteTimeout}; default 10 s.
+         */
+        Builder firstByteTimeout(Duration timeout);
+
+        /**
+         * Limit on each attempt of the HEAD that starts a fetch (and of the part-size requests that may follow
+         * it); an attempt that runs out is logged and retried, up to {@code maxAttempts}. Property
+         * {@code s3broadcast.headTimeout}; default 10 s.
+         */
+        Builder headTimeout(Duration timeout);
+
+        /**
          * How nodes find each other for cluster strategies: {@code static:host:port,host:port},
          * {@code s3://bucket/prefix} or {@code zk://host:port/path}. Property {@code s3broadcast.registry}.
          */

@@ -2,9 +2,16 @@ package io.s3broadcast;
 
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.Objects;
+import java.util.Optional;
 
 /**
- * The result of a fetch: where the verified object is and what it took.
+ * The result of a fetch: where the verified object is, which version of it, and what it took.
+ *
+ * <p>The file is a snapshot of the object as the fetch's first request (a HEAD) found it: every later read
+ * is pinned to that {@link #eTag()} with {@code If-Match}. An overwrite that one of those reads sees fails
+ * the fetch with {@link BroadcastException.ObjectChanged}; an overwrite after every byte was requested is
+ * not seen, and the file is the version named here.
  *
  * @param path the object on local disk, complete and verified
  * @param bucket the bucket it came from
@@ -20,6 +27,8 @@ import java.time.Duration;
  * @param phase1 time this node spent in phase 1 (fetching its share from S3); the whole fetch for the flat tree
  * @param phase2 time from the end of this node's phase 1 to its last piece (zero for the flat tree)
  * @param piecesStolen pieces this node fetched from S3 in works it took from other nodes
+ * @param versionId the S3 version id of the version fetched, as the HEAD returned it; empty for an unversioned
+ *     bucket or a server that does not tell
  */
 public record CompletedFetch(
         Path path,
@@ -34,7 +43,12 @@ public record CompletedFetch(
         boolean checksumVerified,
         Duration phase1,
         Duration phase2,
-        int piecesStolen) {
+        int piecesStolen,
+        Optional<String> versionId) {
+
+    public CompletedFetch {
+        Objects.requireNonNull(versionId, "versionId");
+    }
 
     /** Average rate over the whole fetch in MB/s (10^6 bytes per second). */
     public double megabytesPerSecond() {

@@ -34,6 +34,8 @@ public final class BroadcastBuilder implements Broadcast.Builder {
     Duration initialBackoff;
     Duration maxBackoff;
     Duration stallTimeout;
+    Duration firstByteTimeout;
+    Duration headTimeout;
     ExecutorService executor;
     Ticker ticker;
     String registry;
@@ -140,10 +142,19 @@ public final class BroadcastBuilder implements Broadcast.Builder {
 
     @Override
     public BroadcastBuilder stallTimeout(Duration timeout) {
-        if (timeout.isNegative() || timeout.isZero()) {
-            throw new IllegalArgumentException("stallTimeout must be > 0, was " + timeout);
-        }
-        this.stallTimeout = timeout;
+        this.stallTimeout = requirePositive(timeout, "stallTimeout");
+        return this;
+    }
+
+    @Override
+    public BroadcastBuilder firstByteTimeout(Duration timeout) {
+        this.firstByteTimeout = requirePositive(timeout, "firstByteTimeout");
+        return this;
+    }
+
+    @Override
+    public BroadcastBuilder headTimeout(Duration timeout) {
+        this.headTimeout = requirePositive(timeout, "headTimeout");
         return this;
     }
 
@@ -226,6 +237,13 @@ public final class BroadcastBuilder implements Broadcast.Builder {
     @Override
     public Broadcast build() {
         return new DefaultBroadcast(Settings.resolve(this));
+    }
+
+    private static Duration requirePositive(Duration value, String name) {
+        if (value.isNegative() || value.isZero()) {
+            throw new IllegalArgumentException(name + " must be > 0, was " + value);
+        }
+        return value;
     }
 
     private static int requirePositive(int value, String name) {

@@ -161,10 +161,11 @@ final class NodeFetch implements FetchHandle {
             ClusterRun.Outcome o = filled.outcome();
             if (o == null) {
                 return new CompletedFetch(path, info.bucket(), info.key(), info.eTag(), info.size(), strategy, took,
-                        tracker.bytesFromSource(), 0, checked, took, Duration.ZERO, 0);
+                        tracker.bytesFromSource(), 0, checked, took, Duration.ZERO, 0, info.versionId());
             }
             return new CompletedFetch(path, info.bucket(), info.key(), info.eTag(), info.size(), strategy, took,
-                    tracker.bytesFromSource(), o.bytesFromPeers(), checked, o.phase1(), o.phase2(), o.piecesStolen());
+                    tracker.bytesFromSource(), o.bytesFromPeers(), checked, o.phase1(), o.phase2(), o.piecesStolen(),
+                    info.versionId());
         } catch (IOException e) {
             throw new BroadcastException("cannot write s3://" + info.bucket() + "/" + info.key() + " to "
                     + s.destination() + ": " + e, e);

@@ -32,6 +32,8 @@ record Settings(
     static final Duration DEFAULT_INITIAL_BACKOFF = Duration.ofMillis(100);
     static final Duration DEFAULT_MAX_BACKOFF = Duration.ofSeconds(5);
     static final Duration DEFAULT_STALL_TIMEOUT = Duration.ofSeconds(15);
+    static final Duration DEFAULT_FIRST_BYTE_TIMEOUT = Duration.ofSeconds(10);
+    static final Duration DEFAULT_HEAD_TIMEOUT = Duration.ofSeconds(10);
     static final String DEFAULT_HTTP_CLIENT = "netty";
     static final int DEFAULT_WORK_SIZE = 16;
     static final Duration DEFAULT_EXPECT_TIMEOUT = Duration.ofSeconds(60);
@@ -61,6 +63,10 @@ record Settings(
         Duration maxBackoff = b.maxBackoff != null ? b.maxBackoff : c.duration("maxBackoff").orElse(DEFAULT_MAX_BACKOFF);
         Duration stallTimeout = b.stallTimeout != null ? b.stallTimeout
                 : c.duration("stallTimeout").orElse(DEFAULT_STALL_TIMEOUT);
+        Duration firstByteTimeout = b.firstByteTimeout != null ? b.firstByteTimeout
+                : c.duration("firstByteTimeout").orElse(DEFAULT_FIRST_BYTE_TIMEOUT);
+        Duration headTimeout = b.headTimeout != null ? b.headTimeout
+                : c.duration("headTimeout").orElse(DEFAULT_HEAD_TIMEOUT);
         Path destination = b.destinationDirectory != null ? b.destinationDirectory
                 : c.string("destination").map(Path::of).orElse(Path.of(""));
         String registry = b.registry != null ? b.registry : c.string("registry").orElse(null);
@@ -90,7 +96,7 @@ record Settings(
                 c.positiveInt("maxRequestsPerPeer").orElse(DEFAULT_MAX_REQUESTS_PER_PEER),
                 ticker);
         SourceConfig source = new SourceConfig(b.client, endpoint, region, b.credentials, pathStyle, httpClient,
-                connections, rangeSize, maxAttempts, initialBackoff, maxBackoff, stallTimeout);
+                connections, rangeSize, maxAttempts, initialBackoff, maxBackoff, stallTimeout, firstByteTimeout, headTimeout);
         return new Settings(source, cluster, destination.toAbsolutePath(), strategy, pieceSize, List.copyOf(b.listeners),
                 b.executor, ticker);
     }

@@ -23,6 +23,10 @@ import software.amazon.awssdk.services.s3.S3AsyncClient;
  * @param initialBackoff first retry delay; doubles each attempt, with full jitter
  * @param maxBackoff cap on the retry delay
  * @param stallTimeout a response body that delivers no byte for this long is abandoned and retried
+ * @param firstByteTimeout a ranged GET whose response has not begun (status line and headers) this long after it
+ *     was sent is abandoned and retried
+ * @param headTimeout limit on each attempt of a metadata request (the HEAD, and the part-size requests that may
+ *     follow it); an attempt that runs out is retried like any transient failure
  */
 public record SourceConfig(
         S3AsyncClient client,
@@ -36,13 +40,17 @@ public record SourceConfig(
         int maxAttempts,
         Duration initialBackoff,
         Duration maxBackoff,
-        Duration stallTimeout) {
+        Duration stallTimeout,
+        Duration firstByteTimeout,
+        Duration headTimeout) {
 
     public SourceConfig {
         Objects.requireNonNull(httpClient, "httpClient");
         Objects.requireNonNull(initialBackoff, "initialBackoff");
         Objects.requireNonNull(maxBackoff, "maxBackoff");
-        Objects.requireNonNull(stallTimeout, "stallTimeout");
+        requirePositive(stallTimeout, "stallTimeout");
+        requirePositive(firstByteTimeout, "firstByteTimeout");
+        requirePositive(headTimeout, "headTimeout");
         if (connections <= 0) {
             throw new IllegalArgumentException("connections must be > 0, was " + connections);
         }
@@ -51,6 +59,13 @@ public record SourceConfig(
         }
         if (maxAttempts <= 0) {
             throw new IllegalArgumentException("maxAttempts must be > 0, was " + maxAttempts);
+        }
+    }
+
+    private static void requirePositive(Duration d, String name) {
+        Objects.requireNonNull(d, name);
+        if (d.isNegative() || d.isZero()) {
+            throw new IllegalArgumentException(name + " must be > 0, was " + d);
         }
     }
 }

@@ -26,7 +26,8 @@ import software.amazon.awssdk.services.s3.model.ObjectAttributes;
 import software.amazon.awssdk.services.s3.model.ObjectPart;
 
 /**
- * The HEAD of a fetch: size, ETag, and S3's whole-object checksum when it has one. A {@code COMPOSITE}
+ * The HEAD of a fetch: size, ETag, version id (when the bucket is versioned), and S3's whole-object checksum
+ * when it has one. A {@code COMPOSITE}
  * checksum is only useful with the sizes of the multipart upload's parts, so those are asked for too:
  * first with GetObjectAttributes (paginated), else with one {@code HEAD ?partNumber=n} per part. When the
  * server can tell neither, the checksum is left out (logged at DEBUG) and the fetch relies on the pieces'
@@ -56,7 +57,8 @@ final class ObjectHead {
     private final int concurrency;
 
     /**
-     * @param requestTimeout limit on each HEAD-like request (they carry no body)
+     * @param retrier retries the HEAD and the part-size requests, each attempt within its time limit
+     * @param requestTimeout limit on the single HEAD of the bucket that follows a 404
      * @param concurrency how many part HEADs to send at once when GetObjectAttributes is not available
      */
     ObjectHead(S3AsyncClient client, Retrier retrier, Duration requestTimeout, int concurrency) {
@@ -73,7 +75,6 @@ final class ObjectHead {
                         .bucket(bucket)
                         .key(key)
                         .checksumMode(ChecksumMode.ENABLED)
-                        .overrideConfiguration(o -> o.apiCallAttemptTimeout(requestTimeout))
                         .build()),
                 (e, n) -> Failures.toBroadcastException(Failures.classify(e), e, bucket, key, "", "HEAD", n));
         CompletableFuture<ObjectInfo> info = head
@@ -117,6 +118,7 @@ final class ObjectHead {
         }
         long size = r.contentLength();
         String eTag = r.eTag();
+        Optional<String> versionId = Optional.ofNullable(r.versionId()).filter(v -> !v.isBlank());
         Map.Entry<String, String> found = null;
         for (Map.Entry<String, Function<HeadObjectResponse, String>> a : ALGORITHMS) {
             String value = a.getValue().apply(r);
@@ -127,7 +129,7 @@ final class ObjectHead {
         }
         if (found == null) {
             LOG.debug("{} has no checksum S3 reports on HEAD; its pieces are checked with CRC32C only", name);
-            return CompletableFuture.completedFuture(new ObjectInfo(bucket, key, size, eTag, Optional.empty()));
+            return CompletableFuture.completedFuture(new ObjectInfo(bucket, key, size, eTag, Optional.empty(), versionId));
         }
         String algorithm = found.getKey();
         String value = found.getValue();
@@ -136,18 +138,18 @@ final class ObjectHead {
                 || (r.checksumType() != ChecksumType.FULL_OBJECT && dash > 0);
         if (!composite) {
             return CompletableFuture.completedFuture(new ObjectInfo(bucket, key, size, eTag,
-                    Optional.of(ObjectChecksum.fullObject(algorithm, value))));
+                    Optional.of(ObjectChecksum.fullObject(algorithm, value)), versionId));
         }
         int parts;
         try {
             parts = Integer.parseInt(value.substring(dash + 1));
         } catch (NumberFormatException | IndexOutOfBoundsException e) {
             LOG.debug("{} has a composite {} checksum {} without a part count; checking pieces only", name, algorithm, value);
-            return CompletableFuture.completedFuture(new ObjectInfo(bucket, key, size, eTag, Optional.empty()));
+            return CompletableFuture.completedFuture(new ObjectInfo(bucket, key, size, eTag, Optional.empty(), versionId));
         }
         return partSizes(bucket, key, eTag, parts, size).thenApply(sizes -> {
             Optional<ObjectChecksum> checksum = sizes.map(s -> new ObjectChecksum(algorithm, value, false, s));
-            return new ObjectInfo(bucket, key, size, eTag, checksum);
+            return new ObjectInfo(bucket, key, size, eTag, checksum, versionId);
         });
     }
 
@@ -183,7 +185,6 @@ final class ObjectHead {
                 .objectAttributes(ObjectAttributes.OBJECT_PARTS, ObjectAttributes.E_TAG)
                 .maxParts(PAGE)
                 .partNumberMarker(marker)
-                .overrideConfiguration(o -> o.apiCallAttemptTimeout(requestTimeout))
                 .build();
         return retrier.<GetObjectAttributesResponse>call("GetObjectAttributes s3://" + bucket + "/" + key,
                         () -> client.getObjectAttributes(request), (e, n) -> e)
@@ -228,8 +229,7 @@ final class ObjectHead {
 
     private CompletableFuture<HeadObjectResponse> headPart(String bucket, String key, String eTag, int part) {
         return retrier.call("HEAD part " + part + " of s3://" + bucket + "/" + key,
-                () -> client.headObject(b -> b.bucket(bucket).key(key).partNumber(part).ifMatch(eTag)
-                        .overrideConfiguration(o -> o.apiCallAttemptTimeout(requestTimeout))),
+                () -> client.headObject(b -> b.bucket(bucket).key(key).partNumber(part).ifMatch(eTag)),
                 (e, n) -> e);
     }
 

@@ -174,7 +174,8 @@ final class RangeReader {
             long start = layout.offset(firstPiece);
             int last = run.end() - 1;
             long end = layout.offset(last) + layout.length(last);
-            this.watchdog = new StallWatchdog(ctx.scheduler(), ctx.ticker(), ctx.stallTimeout(), this::stalled);
+            this.watchdog = new StallWatchdog(ctx.scheduler(), ctx.ticker(), ctx.firstByteTimeout(), ctx.stallTimeout(),
+                    this::stalled);
             this.writer = new PieceWriter(ctx.object(), ctx.store(), ctx.listener(), start, end,
                     RangeReader.this::pieceStored, watchdog::progress, ctx.buffers());
         }
@@ -200,10 +201,17 @@ final class RangeReader {
             f.whenComplete((v, e) -> end(e));
         }
 
-        private void stalled(long idleNanos) {
-            end(new TransientReadException(writer.range() + " of " + ctx.name() + " stalled: no byte for "
-                    + Duration.ofNanos(idleNanos).toMillis() + " ms (stall timeout " + ctx.stallTimeout().toMillis()
-                    + " ms)"));
+        private void stalled(long idleNanos, boolean beforeFirstByte) {
+            long idle = Duration.ofNanos(idleNanos).toMillis();
+            String why = beforeFirstByte
+                    ? "no response " + idle + " ms after the request was sent (firstByteTimeout "
+                            + ctx.firstByteTimeout().toMillis() + " ms)"
+                    : "no byte for " + idle + " ms (stallTimeout " + ctx.stallTimeout().toMillis() + " ms)";
+            TransientReadException stall = new TransientReadException(writer.range() + " of " + ctx.name()
+                    + " stalled on attempt " + number + ": " + why);
+            // Once per stalled request; the retry that follows is logged at DEBUG.
+            LOG.warn("{}; abandoning the GET (retried unless its attempts ran out)", stall.getMessage());
+            end(stall);
         }
 
         /** Ends this attempt; {@code failure} null means the SDK reported success. */
@@ -214,13 +222,15 @@ final class RangeReader {
             try {
                 watchdog.stop();
                 if (failure != null) {
-                    // Stops the writer before a retry can start on the same pieces (on success it has
-                    // finished already), then the request.
-                    writer.abort(failure);
+                    // Cancels the SDK's future first: a cancellation is what makes the SDK abort the request
+                    // and drop its connection, also before any byte came (after the writer failed, the future
+                    // may already be done and the cancel lost). Then stops the writer, before a retry can
+                    // start on the same pieces (on success it has finished already).
                     CompletableFuture<Void> f = request;
                     if (f != null) {
                         f.cancel(true);
                     }
+                    writer.abort(failure);
                 }
             } finally {
                 try {

@@ -14,6 +14,8 @@ import software.amazon.awssdk.services.s3.S3AsyncClient;
  *
  * @param random uniform numbers in [0, 1) for the backoff's jitter
  * @param maxAttempts attempts of a range in a row that make no progress before the fetch fails
+ * @param firstByteTimeout how long a GET may wait for its response to begin
+ * @param stallTimeout how long a begun response may deliver no byte
  */
 record ReadContext(
         S3AsyncClient client,
@@ -25,6 +27,7 @@ record ReadContext(
         DoubleSupplier random,
         Backoff backoff,
         int maxAttempts,
+        Duration firstByteTimeout,
         Duration stallTimeout,
         BufferPool buffers) {
 

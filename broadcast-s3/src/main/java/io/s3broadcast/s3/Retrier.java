@@ -1,5 +1,6 @@
 package io.s3broadcast.s3;
 
+import java.time.Duration;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ScheduledExecutorService;
@@ -13,8 +14,10 @@ import org.slf4j.LoggerFactory;
 
 /**
  * Retries small requests (HEAD and friends) the way {@link RangeReader} retries ranges: the same
- * classification, the same backoff. Cancelling the returned future cancels the request in flight or the
- * retry waiting.
+ * classification, the same backoff. Each attempt has a time limit ({@code headTimeout}) kept on the injected
+ * scheduler: an attempt that runs out is cancelled, logged once at WARN with the request and the endpoint
+ * named, and retried like any transient failure. Cancelling the returned future cancels the request in
+ * flight or the retry waiting.
  */
 final class Retrier {
 
@@ -24,12 +27,21 @@ final class Retrier {
     private final Backoff backoff;
     private final DoubleSupplier random;
     private final int maxAttempts;
+    private final Duration attemptTimeout;
+    private final String endpoint;
 
-    Retrier(ScheduledExecutorService scheduler, Backoff backoff, DoubleSupplier random, int maxAttempts) {
+    /**
+     * @param attemptTimeout limit on each attempt, from sending the request to its whole response
+     * @param endpoint the server asked, as the timeout's error names it
+     */
+    Retrier(ScheduledExecutorService scheduler, Backoff backoff, DoubleSupplier random, int maxAttempts,
+            Duration attemptTimeout, String endpoint) {
         this.scheduler = scheduler;
         this.backoff = backoff;
         this.random = random;
         this.maxAttempts = maxAttempts;
+        this.attemptTimeout = attemptTimeout;
+        this.endpoint = endpoint;
     }
 
     /**
@@ -84,7 +96,7 @@ final class Retrier {
                 f.cancel(true);
                 return;
             }
-            f.whenComplete((v, e) -> {
+            timeLimited(n, f).whenComplete((v, e) -> {
                 try {
                     if (e == null) {
                         result.complete(v);
@@ -95,6 +107,45 @@ final class Retrier {
                     result.completeExceptionally(t);
                 }
             });
+        }
+
+        /**
+         * {@code f}'s outcome, or a {@link TransientReadException} naming the request if {@code f} is not done
+         * within the attempt timeout; then {@code f} is cancelled, which aborts the request.
+         */
+        CompletableFuture<T> timeLimited(int n, CompletableFuture<T> f) {
+            if (f.isDone()) {
+                return f;
+            }
+            CompletableFuture<T> limited = new CompletableFuture<>();
+            long millis = attemptTimeout.toMillis();
+            Runnable expire = () -> {
+                TransientReadException timeout = new TransientReadException(what + " got no complete response from "
+                        + endpoint + " within " + millis + " ms (attempt " + n + " of " + maxAttempts + "); if the"
+                        + " server is only slow, raise headTimeout (s3broadcast.headTimeout)");
+                if (limited.completeExceptionally(timeout)) {
+                    LOG.warn("{}", timeout.getMessage());
+                    f.cancel(true);
+                }
+            };
+            ScheduledFuture<?> timer;
+            try {
+                timer = scheduler.schedule(expire, attemptTimeout.toNanos(), TimeUnit.NANOSECONDS);
+            } catch (RejectedExecutionException e) {
+                timer = null; // the source is closing; its close cancels the request
+            }
+            ScheduledFuture<?> t = timer;
+            f.whenComplete((v, e) -> {
+                if (t != null) {
+                    t.cancel(false);
+                }
+                if (e != null) {
+                    limited.completeExceptionally(e);
+                } else {
+                    limited.complete(v);
+                }
+            });
+            return limited;
         }
 
         void failed(int n, Throwable e) {

@@ -8,7 +8,6 @@ import io.s3broadcast.spi.PieceQueue;
 import io.s3broadcast.spi.PieceStore;
 import io.s3broadcast.spi.SourceConfig;
 import io.s3broadcast.spi.SourceListener;
-import java.time.Duration;
 import java.util.Objects;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
@@ -32,8 +31,6 @@ final class S3ObjectSource implements ObjectSource {
 
     private static final Logger LOG = LoggerFactory.getLogger(S3ObjectSource.class);
 
-    /** Limit on each HEAD-like request; they have no body. */
-    static final Duration HEAD_TIMEOUT = Duration.ofSeconds(30);
     /** Bytes gathered per connection before a write to the store; larger chunks are written as they come. */
     static final int WRITE_BUFFER = 256 << 10;
 
@@ -99,8 +96,9 @@ final class S3ObjectSource implements ObjectSource {
             if (closed) {
                 return closedFailure();
             }
-            Retrier retrier = new Retrier(scheduler, backoff, random, config.maxAttempts());
-            return track(new ObjectHead(client, retrier, HEAD_TIMEOUT, config.connections()).head(bucket, key));
+            Retrier retrier = new Retrier(scheduler, backoff, random, config.maxAttempts(), config.headTimeout(),
+                    endpoint());
+            return track(new ObjectHead(client, retrier, config.headTimeout(), config.connections()).head(bucket, key));
         } catch (RuntimeException e) {
             return CompletableFuture.failedFuture(e);
         }
@@ -117,10 +115,24 @@ final class S3ObjectSource implements ObjectSource {
                 return closedFailure();
             }
             ReadContext ctx = new ReadContext(client, object, store, listener, scheduler, ticker, random, backoff,
-                    config.maxAttempts(), config.stallTimeout(), buffers);
+                    config.maxAttempts(), config.firstByteTimeout(), config.stallTimeout(), buffers);
             return track(new Fetch(ctx, pieces, config.connections(), config.rangeSize()).start());
         } catch (RuntimeException e) {
             return CompletableFuture.failedFuture(e);
+        }
+    }
+
+    /** The server this source asks, as errors name it: the endpoint override, else AWS S3 and its region. */
+    private String endpoint() {
+        if (config.endpoint() != null) {
+            return config.endpoint().toString();
+        }
+        try {
+            var c = client.serviceClientConfiguration();
+            return c.endpointOverride().map(Object::toString)
+                    .orElseGet(() -> "AWS S3" + (c.region() != null ? " in " + c.region() : ""));
+        } catch (RuntimeException e) {
+            return "AWS S3";
         }
     }
 

@@ -6,42 +6,61 @@ import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
-import java.util.function.LongConsumer;
 
 /**
- * Watches one in-flight GET and gives up on it when no byte arrived for the stall timeout (headers
- * included). One timer at a time: it fires at the earliest moment the request could have stalled, and
- * re-arms for the rest when bytes came meanwhile, so progress costs one volatile write per chunk.
+ * Watches one in-flight GET and gives up on it when its response has not begun within the first-byte
+ * timeout of the request, or when, once begun, no byte arrived for the stall timeout. One timer at a time:
+ * it fires at the earliest moment the request could have stalled, and re-arms for the rest when bytes came
+ * meanwhile, so progress costs two volatile writes per chunk.
  */
 final class StallWatchdog {
 
+    /** Told once when the watched request stalled. */
+    @FunctionalInterface
+    interface Stalled {
+        /**
+         * @param idleNanos nanoseconds since the request was sent ({@code beforeFirstByte}) or since its last byte
+         * @param beforeFirstByte true when no byte of the response (status line and headers included) came at all
+         */
+        void stalled(long idleNanos, boolean beforeFirstByte);
+    }
+
     private final ScheduledExecutorService scheduler;
     private final Ticker ticker;
-    private final long timeoutNanos;
-    private final LongConsumer onStall;
+    private final long firstByteNanos;
+    private final long stallNanos;
+    private final Stalled onStall;
     private volatile long lastProgress;
+    private volatile boolean responded;
     private ScheduledFuture<?> timer; // guarded by this
     private boolean stopped; // guarded by this
 
     /**
-     * @param onStall runs once, on the scheduler's thread, with the nanoseconds since the last byte
+     * @param firstByteTimeout limit from {@link #start()} to the first {@link #progress()}
+     * @param stallTimeout limit between two {@link #progress()} calls
+     * @param onStall runs once, on the scheduler's thread
      */
-    StallWatchdog(ScheduledExecutorService scheduler, Ticker ticker, Duration timeout, LongConsumer onStall) {
+    StallWatchdog(ScheduledExecutorService scheduler, Ticker ticker, Duration firstByteTimeout, Duration stallTimeout,
+            Stalled onStall) {
         this.scheduler = scheduler;
         this.ticker = ticker;
-        this.timeoutNanos = Math.max(1, timeout.toNanos());
+        this.firstByteNanos = Math.max(1, firstByteTimeout.toNanos());
+        this.stallNanos = Math.max(1, stallTimeout.toNanos());
         this.onStall = onStall;
     }
 
-    /** Arms the timer. */
+    /** Arms the timer; call just before sending the request. */
     void start() {
         lastProgress = ticker.read();
-        arm(timeoutNanos);
+        arm(firstByteNanos);
     }
 
-    /** Bytes arrived. */
+    /** Bytes arrived (the response's headers count). */
     void progress() {
         lastProgress = ticker.read();
+        if (!responded) {
+            responded = true;
+        }
     }
 
     /** Disarms the timer for good. */
@@ -60,10 +79,13 @@ final class StallWatchdog {
     }
 
     private void check() {
+        // Read responded first: once it is true, lastProgress holds the time of a byte.
+        boolean begun = responded;
+        long limit = begun ? stallNanos : firstByteNanos;
         long idle = ticker.read() - lastProgress;
-        if (idle < timeoutNanos) {
+        if (idle < limit) {
             try {
-                arm(timeoutNanos - idle);
+                arm(limit - idle);
             } catch (RejectedExecutionException e) {
                 // The source is closing; its close cancels the request this watched.
             }
@@ -76,6 +98,6 @@ final class StallWatchdog {
             stopped = true;
             timer = null;
         }
-        onStall.accept(idle);
+        onStall.stalled(idle, !begun);
     }
 }

@@ -31,7 +31,7 @@ import software.amazon.awssdk.services.s3.model.S3Exception;
 final class FakeS3Client implements S3AsyncClient {
 
     /** What a scripted GET does. */
-    sealed interface Behaviour permits Serve, Fail {
+    sealed interface Behaviour permits Serve, Fail, Silent {
     }
 
     /**
@@ -44,6 +44,10 @@ final class FakeS3Client implements S3AsyncClient {
 
     /** Fails before any byte, as the SDK does for an error status. */
     record Fail(Throwable error) implements Behaviour {
+    }
+
+    /** Never answers: no status line, no header, no byte; the request ends only when cancelled. */
+    record Silent() implements Behaviour {
     }
 
     static Behaviour ok() {
@@ -156,6 +160,9 @@ final class FakeS3Client implements S3AsyncClient {
         if (behaviour instanceof Fail f) {
             transformer.exceptionOccurred(f.error());
             returned.completeExceptionally(f.error());
+            return returned;
+        }
+        if (behaviour instanceof Silent) {
             return returned;
         }
         Serve s = (Serve) behaviour;

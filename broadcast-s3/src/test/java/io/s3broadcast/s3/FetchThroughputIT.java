@@ -62,7 +62,8 @@ class FetchThroughputIT {
             for (int c : connections) {
                 for (long range : ranges) {
                     SourceConfig config = new SourceConfig(null, s3.endpoint(), s3.region(), s3.credentialsProvider(), true,
-                            client, c, range, 5, Duration.ofMillis(100), Duration.ofSeconds(5), Duration.ofSeconds(15));
+                            client, c, range, 5, Duration.ofMillis(100), Duration.ofSeconds(5), Duration.ofSeconds(15),
+                            Duration.ofSeconds(10), Duration.ofSeconds(10));
                     double[] rates = new double[trials];
                     double[] cpu = new double[trials];
                     try (ObjectSource source = new S3ObjectSourceProvider().create(config)) {

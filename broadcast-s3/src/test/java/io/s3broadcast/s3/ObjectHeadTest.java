@@ -28,12 +28,14 @@ import software.amazon.awssdk.services.s3.model.ObjectPart;
 class ObjectHeadTest {
 
     static final String ETAG = "\"abc-3\"";
+    static final Duration HEAD_TIMEOUT = Duration.ofSeconds(30);
 
     final FakeS3Client client = new FakeS3Client(new byte[0], ETAG, 1);
     final ManualScheduler scheduler = new ManualScheduler();
     final ObjectHead head = new ObjectHead(client,
-            new Retrier(scheduler, new Backoff(Duration.ofMillis(100), Duration.ofSeconds(1)), () -> 0.5, 3),
-            Duration.ofSeconds(30), 2);
+            new Retrier(scheduler, new Backoff(Duration.ofMillis(100), Duration.ofSeconds(1)), () -> 0.5, 3,
+                    HEAD_TIMEOUT, "http://s3.test"),
+            HEAD_TIMEOUT, 2);
 
     static CompletableFuture<HeadObjectResponse> answer(HeadObjectResponse.Builder b) {
         return CompletableFuture.completedFuture(b.eTag(ETAG).build());
@@ -138,6 +140,47 @@ class ObjectHeadTest {
         assertThat(f).isNotDone();
         assertThat(run(f).size()).isEqualTo(1);
         assertThat(n).hasValue(3);
+    }
+
+    @Test
+    void theVersionIdIsReportedWhenS3GivesOne() throws Exception {
+        client.head = r -> answer(HeadObjectResponse.builder().contentLength(5L).versionId("3HL4kqtJlcpXroDTDmJ+rmSpXd3dIbrHY"));
+        assertThat(run(head.head("b", "k")).versionId()).contains("3HL4kqtJlcpXroDTDmJ+rmSpXd3dIbrHY");
+        client.head = r -> answer(HeadObjectResponse.builder().contentLength(5L));
+        assertThat(run(head.head("b", "k")).versionId()).isEmpty();
+    }
+
+    @Test
+    void aHeadThatNeverAnswersIsCancelledAtTheHeadTimeoutAndRetried() throws Exception {
+        List<CompletableFuture<HeadObjectResponse>> sent = new ArrayList<>();
+        client.head = r -> {
+            if (sent.isEmpty()) {
+                CompletableFuture<HeadObjectResponse> silent = new CompletableFuture<>();
+                sent.add(silent);
+                return silent;
+            }
+            return answer(HeadObjectResponse.builder().contentLength(7L));
+        };
+        CompletableFuture<ObjectInfo> f = head.head("b", "k");
+        scheduler.advance(HEAD_TIMEOUT.minusMillis(1));
+        assertThat(sent.get(0)).isNotDone();
+        scheduler.advance(Duration.ofMillis(1));
+        assertThat(sent.get(0)).isCancelled();
+        assertThat(run(f).size()).isEqualTo(7);
+        assertThat(client.heads).hasSize(2);
+    }
+
+    @Test
+    void headTimeoutsRunOutWithAnErrorNamingTheObjectTheServerAndTheSetting() {
+        client.head = r -> new CompletableFuture<>();
+        CompletableFuture<ObjectInfo> f = head.head("b", "k");
+        scheduler.advance(Duration.ofMinutes(5));
+        assertThatThrownBy(f::join).cause().isExactlyInstanceOf(BroadcastException.class)
+                .hasMessageStartingWith("HEAD of s3://b/k failed after 3 attempts: ")
+                .hasMessageContaining("got no complete response from http://s3.test within 30000 ms (attempt 3 of 3)")
+                .hasMessageContaining("raise headTimeout (s3broadcast.headTimeout)");
+        assertThat(client.heads).hasSize(3);
+        assertThat(scheduler.delays()).isEmpty();
     }
 
     @Test

@@ -39,6 +39,8 @@ class RangedFetchTest {
     static final long RANGE = 4 * PIECE;
     static final String ETAG = "\"0123abcd\"";
     static final Duration STALL = Duration.ofSeconds(5);
+    static final Duration FIRST_BYTE = Duration.ofSeconds(2);
+    static final Duration HEAD_TIMEOUT = Duration.ofSeconds(10);
     static final Duration MAX_BACKOFF = Duration.ofSeconds(1);
 
     @TempDir
@@ -63,7 +65,7 @@ class RangedFetchTest {
 
     S3ObjectSource source(int connections, int maxAttempts, int writeBuffer) {
         SourceConfig config = new SourceConfig(client, null, null, null, true, "netty", connections, RANGE, maxAttempts,
-                Duration.ofMillis(100), MAX_BACKOFF, STALL);
+                Duration.ofMillis(100), MAX_BACKOFF, STALL, FIRST_BYTE, HEAD_TIMEOUT);
         return new S3ObjectSource(client, null, config, scheduler, false, scheduler.ticker(), () -> 0.5, writeBuffer);
     }
 
@@ -107,7 +109,7 @@ class RangedFetchTest {
         for (int chunk : new int[] {100, 999, 1000, 1001, 3000, 5000}) {
             FakeS3Client chunky = new FakeS3Client(data, ETAG, chunk);
             SourceConfig config = new SourceConfig(chunky, null, null, null, true, "netty", 2, RANGE, 3,
-                    Duration.ofMillis(100), MAX_BACKOFF, STALL);
+                    Duration.ofMillis(100), MAX_BACKOFF, STALL, FIRST_BYTE, HEAD_TIMEOUT);
             Recorder recorder = new Recorder();
             try (PieceStore s = PieceStore.create(dir.resolve("chunk-" + chunk), new PieceLayout(data.length, PIECE))) {
                 new S3ObjectSource(chunky, null, config, scheduler, false, scheduler.ticker(), () -> 0.5, 1000)
@@ -192,6 +194,22 @@ class RangedFetchTest {
         scheduler.advance(MAX_BACKOFF);
         assertThat(f).isCompleted();
         assertThat(client.calls.get(1).request.range()).isEqualTo("bytes=2048-4095");
+        assertStoredExactly();
+    }
+
+    @Test
+    void getWithoutAResponseIsAbandonedAfterTheFirstByteTimeoutAndRetried() throws Exception {
+        client.script = (c, n) -> n == 1 ? new FakeS3Client.Silent() : FakeS3Client.ok();
+        CompletableFuture<Void> f = fetch(1, 3);
+        scheduler.advance(FIRST_BYTE.minusMillis(1));
+        assertThat(client.calls.get(0).cancelled).isFalse();
+        scheduler.advance(Duration.ofMillis(1));
+        assertThat(client.calls.get(0).cancelled).isTrue();
+        assertThat(listener.causes).singleElement().satisfies(c -> assertThat(c)
+                .hasMessageContaining("bytes 0-4095 of s3://bkt/dir/obj stalled on attempt 1")
+                .hasMessageContaining("no response 2000 ms after the request was sent (firstByteTimeout 2000 ms)"));
+        scheduler.advance(MAX_BACKOFF);
+        assertThat(f).isCompleted();
         assertStoredExactly();
     }
 

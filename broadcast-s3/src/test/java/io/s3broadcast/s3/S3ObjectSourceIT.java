@@ -70,7 +70,8 @@ class S3ObjectSourceIT {
     SourceConfig config(S3Fixture s3, String httpClient, URI endpoint, int connections, int maxAttempts,
             Duration stallTimeout) {
         return new SourceConfig(null, endpoint, s3.region(), s3.credentialsProvider(), true, httpClient, connections,
-                RANGE, maxAttempts, Duration.ofMillis(10), Duration.ofMillis(200), stallTimeout);
+                RANGE, maxAttempts, Duration.ofMillis(10), Duration.ofMillis(200), stallTimeout, stallTimeout,
+                Duration.ofSeconds(10));
     }
 
     ObjectSource source(S3Fixture s3, SourceConfig config) {
@@ -161,7 +162,8 @@ class S3ObjectSourceIT {
         SourceConfig good = config(s3, s3.endpoint(), 2, 3, Duration.ofSeconds(10));
         SourceConfig bad = new SourceConfig(null, good.endpoint(), good.region(),
                 StaticCredentialsProvider.create(AwsBasicCredentials.create("AKIAWRONGWRONGWRONG0", "not-the-secret")),
-                true, "netty", 2, RANGE, 3, good.initialBackoff(), good.maxBackoff(), good.stallTimeout());
+                true, "netty", 2, RANGE, 3, good.initialBackoff(), good.maxBackoff(), good.stallTimeout(),
+                good.firstByteTimeout(), good.headTimeout());
         ObjectSource source = source(s3, bad);
         assertThatThrownBy(() -> source.head(s3.bucket(), object.key()).get(1, TimeUnit.MINUTES))
                 .cause().isInstanceOf(BroadcastException.AccessDenied.class)
@@ -179,7 +181,8 @@ class S3ObjectSourceIT {
         StoredObject object = s3.putRandom(s3.key("replaced.bin"), 4L * PIECE, 1);
         SourceConfig c = config(s3, s3.endpoint(), 1, 3, Duration.ofSeconds(10));
         ObjectSource source = source(s3, new SourceConfig(null, c.endpoint(), c.region(), c.credentials(), true, "netty",
-                1, PIECE, 3, c.initialBackoff(), c.maxBackoff(), c.stallTimeout()));
+                1, PIECE, 3, c.initialBackoff(), c.maxBackoff(), c.stallTimeout(),
+                c.firstByteTimeout(), c.headTimeout()));
         ObjectInfo info = source.head(s3.bucket(), object.key()).get(1, TimeUnit.MINUTES);
         PieceStore store = PieceStore.create(dir.resolve("replaced"), new PieceLayout(info.size(), PIECE));
         PieceQueue all = PieceQueue.ofRange(0, 4);

@@ -22,7 +22,7 @@ class S3ObjectSourceProviderTest {
     static SourceConfig config(S3AsyncClient client, String httpClient) {
         return new SourceConfig(client, URI.create("http://127.0.0.1:1"), Region.US_EAST_1,
                 AnonymousCredentialsProvider.create(), true, httpClient, 8, 8 << 20, 3, Duration.ofMillis(100),
-                Duration.ofSeconds(5), Duration.ofSeconds(15));
+                Duration.ofSeconds(5), Duration.ofSeconds(15), Duration.ofSeconds(10), Duration.ofSeconds(10));
     }
 
     @Test

@@ -45,7 +45,8 @@ public final class SmallHeapSourceMain {
         StaticCredentialsProvider credentials = StaticCredentialsProvider.create(AwsBasicCredentials.create(args[5], args[6]));
         for (String client : args[7].split(",")) {
             SourceConfig config = new SourceConfig(null, endpoint, region, credentials, true, client, 16, 8L << 20, 5,
-                    Duration.ofMillis(100), Duration.ofSeconds(5), Duration.ofSeconds(15));
+                    Duration.ofMillis(100), Duration.ofSeconds(5), Duration.ofSeconds(15), Duration.ofSeconds(10),
+                    Duration.ofSeconds(10));
             Path file = dir.resolve("object-" + client);
             resetPeaks();
             long start = System.nanoTime();

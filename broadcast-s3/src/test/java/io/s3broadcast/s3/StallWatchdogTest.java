@@ -12,8 +12,15 @@ class StallWatchdogTest {
 
     final ManualScheduler scheduler = new ManualScheduler();
     final List<Duration> stalls = new ArrayList<>();
-    final StallWatchdog watchdog = new StallWatchdog(scheduler, scheduler.ticker(), Duration.ofSeconds(10),
-            idle -> stalls.add(Duration.ofNanos(idle)));
+    final List<Boolean> beforeFirstByte = new ArrayList<>();
+    final StallWatchdog watchdog = watchdog(Duration.ofSeconds(10), Duration.ofSeconds(10));
+
+    StallWatchdog watchdog(Duration firstByte, Duration stall) {
+        return new StallWatchdog(scheduler, scheduler.ticker(), firstByte, stall, (idle, before) -> {
+            stalls.add(Duration.ofNanos(idle));
+            beforeFirstByte.add(before);
+        });
+    }
 
     @Test
     void firesOnceWhenNoByteCameForTheTimeout() {
@@ -48,5 +55,30 @@ class StallWatchdogTest {
         assertThat(scheduler.delays()).isEmpty();
         scheduler.advance(Duration.ofMinutes(1));
         assertThat(stalls).isEmpty();
+    }
+
+    @Test
+    void aResponseThatNeverBeginsFiresAtTheFirstByteTimeout() {
+        StallWatchdog w = watchdog(Duration.ofSeconds(3), Duration.ofSeconds(10));
+        w.start();
+        scheduler.advance(Duration.ofMillis(2_999));
+        assertThat(stalls).isEmpty();
+        scheduler.advance(Duration.ofMillis(1));
+        assertThat(stalls).containsExactly(Duration.ofSeconds(3));
+        assertThat(beforeFirstByte).containsExactly(true);
+        assertThat(scheduler.delays()).isEmpty();
+    }
+
+    @Test
+    void onceBytesCameTheStallTimeoutApplies() {
+        StallWatchdog w = watchdog(Duration.ofSeconds(3), Duration.ofSeconds(10));
+        w.start();
+        scheduler.advance(Duration.ofSeconds(2));
+        w.progress();
+        scheduler.advance(Duration.ofMillis(9_999));
+        assertThat(stalls).isEmpty();
+        scheduler.advance(Duration.ofMillis(1));
+        assertThat(stalls).containsExactly(Duration.ofSeconds(10));
+        assertThat(beforeFirstByte).containsExactly(false);
     }
 }
