@@ -44,6 +44,7 @@ import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.locks.LockSupport;
 import java.util.function.BooleanSupplier;
+import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
@@ -51,6 +52,8 @@ import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 import software.amazon.awssdk.auth.credentials.AwsBasicCredentials;
 import software.amazon.awssdk.auth.credentials.StaticCredentialsProvider;
+import software.amazon.awssdk.services.s3.model.BucketVersioningStatus;
+import software.amazon.awssdk.services.s3.model.S3Exception;
 
 /** The S3 source against a real S3 server, directly and through a {@link FaultProxy}. */
 @RealS3
@@ -255,6 +258,80 @@ class S3ObjectSourceIT {
         assertThat(stall.injected()).isEqualTo(1);
         assertThat(listener.retries).containsExactly(new PieceRun(4, 8));
         assertThat(listener.causes.get(0)).hasMessageContaining("stalled");
+    }
+
+    SourceConfig timeouts(S3Fixture s3, String httpClient, URI endpoint, int maxAttempts, Duration firstByteTimeout,
+            Duration headTimeout) {
+        return new SourceConfig(null, endpoint, s3.region(), s3.credentialsProvider(), true, httpClient, 2, RANGE,
+                maxAttempts, Duration.ofMillis(10), Duration.ofMillis(200), Duration.ofSeconds(30), firstByteTimeout,
+                headTimeout);
+    }
+
+    @ParameterizedTest(name = "{0}")
+    @ValueSource(strings = {"netty", "crt"})
+    void aHeadStalledMidResponseIsAbandonedAtTheHeadTimeoutAndRetried(String httpClient, S3Fixture s3)
+            throws Exception {
+        StoredObject object = s3.putRandom(s3.key("head-stall.bin"), 1000, 12);
+        FaultProxy proxy = proxy(s3);
+        Rule stall = proxy.add(Rule.forHeads().inject(Fault.stallInHead(12)));
+        ObjectSource source = source(s3, timeouts(s3, httpClient, proxy.endpoint(), 3, Duration.ofSeconds(30),
+                Duration.ofMillis(500)));
+        ObjectInfo info = source.head(s3.bucket(), object.key()).get(1, TimeUnit.MINUTES);
+        assertThat(info.size()).isEqualTo(1000);
+        assertThat(stall.injected()).isEqualTo(1);
+        assertThat(stall.matched()).isEqualTo(2);
+    }
+
+    @Test
+    void headsThatAlwaysStallFailNamingTheObjectTheEndpointAndTheSetting(S3Fixture s3) throws Exception {
+        StoredObject object = s3.putRandom(s3.key("head-stalls.bin"), 1000, 13);
+        FaultProxy proxy = proxy(s3);
+        Rule stall = proxy.add(Rule.forHeads().always().inject(Fault.stallInHead(12)));
+        ObjectSource source = source(s3, timeouts(s3, "netty", proxy.endpoint(), 2, Duration.ofSeconds(30),
+                Duration.ofMillis(300)));
+        assertThatThrownBy(() -> source.head(s3.bucket(), object.key()).get(1, TimeUnit.MINUTES)).cause()
+                .isExactlyInstanceOf(BroadcastException.class)
+                .hasMessageStartingWith("HEAD of s3://" + s3.bucket() + "/" + object.key() + " failed after 2 attempts")
+                .hasMessageContaining("no complete response from " + proxy.endpoint() + " within 300 ms")
+                .hasMessageContaining("raise headTimeout");
+        assertThat(stall.injected()).isEqualTo(2);
+    }
+
+    @ParameterizedTest(name = "{0}")
+    @ValueSource(strings = {"netty", "crt"})
+    void aGetWhoseResponseNeverBeginsIsAbandonedAtTheFirstByteTimeoutAndRetried(String httpClient, S3Fixture s3)
+            throws Exception {
+        StoredObject object = s3.putRandom(s3.key("first-byte.bin"), (8L << 20) + 1, 14);
+        FaultProxy proxy = proxy(s3);
+        Rule stall = proxy.add(Rule.forGets().range("bytes=4194304-8388607").inject(Fault.stallInHead(0)));
+        ObjectSource source = source(s3, timeouts(s3, httpClient, proxy.endpoint(), 3, Duration.ofMillis(750),
+                Duration.ofSeconds(10)));
+        ObjectInfo info = source.head(s3.bucket(), object.key()).get(1, TimeUnit.MINUTES);
+        Counting listener = new Counting();
+        assertThat(sha256(fetchAll(source, info, listener))).isEqualTo(object.sha256());
+        assertThat(stall.injected()).isEqualTo(1);
+        assertThat(listener.retries).containsExactly(new PieceRun(4, 8));
+        assertThat(listener.causes.get(0)).hasMessageContaining("stalled on attempt 1: no response")
+                .hasMessageContaining("firstByteTimeout 750 ms");
+    }
+
+    @Test
+    void theVersionIdOfAVersionedObjectIsReported(S3Fixture s3) throws Exception {
+        s3.assumeSupports(S3Feature.CREATE_BUCKET);
+        try {
+            s3.client().putBucketVersioning(b -> b.bucket(s3.bucket())
+                    .versioningConfiguration(v -> v.status(BucketVersioningStatus.ENABLED)));
+        } catch (S3Exception e) {
+            Assumptions.abort("the server does not do bucket versioning: " + e.getMessage());
+        }
+        String key = s3.key("versioned.bin");
+        s3.putRandom(key, 1000, 15);
+        String first = s3.client().headObject(b -> b.bucket(s3.bucket()).key(key)).versionId();
+        Assumptions.assumeTrue(first != null && !first.isBlank(), "the server gives no version ids");
+        s3.overwriteRandom(key, 1000, 16);
+        ObjectInfo info = source(s3).head(s3.bucket(), key).get(1, TimeUnit.MINUTES);
+        assertThat(info.versionId()).isPresent().get().isNotEqualTo(first);
+        assertThat(info.versionId()).contains(s3.client().headObject(b -> b.bucket(s3.bucket()).key(key)).versionId());
     }
 
     @Test

@@ -9,7 +9,8 @@ import java.util.Optional;
  *
  * <p>Body offsets count the response bytes after the head as they are on the wire, so for a
  * chunked response they include the chunk-size lines. A body fault whose offset is at or past the
- * end of the body is not injected (the response passes whole) and is not counted.
+ * end of the body is not injected (the response passes whole) and is not counted. A stall in the
+ * response head ({@link #stallInHead}) always strikes, before the head's last byte.
  */
 public final class Fault {
   private final FaultKind kind;
@@ -17,15 +18,28 @@ public final class Fault {
   private final String errorCode;
   private final String message;
   private final long afterBodyBytes;
+  private final int afterHeadBytes;
   private final Duration stall;
 
   private Fault(
       FaultKind kind, int status, String errorCode, String message, long afterBodyBytes, Duration stall) {
+    this(kind, status, errorCode, message, afterBodyBytes, -1, stall);
+  }
+
+  private Fault(
+      FaultKind kind,
+      int status,
+      String errorCode,
+      String message,
+      long afterBodyBytes,
+      int afterHeadBytes,
+      Duration stall) {
     this.kind = kind;
     this.status = status;
     this.errorCode = errorCode;
     this.message = message;
     this.afterBodyBytes = afterBodyBytes;
+    this.afterHeadBytes = afterHeadBytes;
     this.stall = stall;
   }
 
@@ -80,6 +94,15 @@ public final class Fault {
     return new Fault(FaultKind.STALL, 0, null, null, checkOffset(bodyBytes), null);
   }
 
+  /**
+   * Forwards {@code headBytes} bytes of the response head (status line and headers; at most all but
+   * its last byte), then nothing until {@link Rule#release()} or proxy close, then the rest: a
+   * response that stalls before the client has its headers, as for a HEAD, which has no body.
+   */
+  public static Fault stallInHead(int headBytes) {
+    return new Fault(FaultKind.STALL, 0, null, null, -1, (int) checkOffset(headBytes), null);
+  }
+
   private static long checkOffset(long bodyBytes) {
     if (bodyBytes < 0) {
       throw new IllegalArgumentException("negative body offset " + bodyBytes);
@@ -105,9 +128,14 @@ public final class Fault {
     return message;
   }
 
-  /** The body offset at which a body fault strikes; -1 for {@link FaultKind#STATUS}. */
+  /** The body offset at which a body fault strikes; -1 for {@link FaultKind#STATUS} and a stall in the head. */
   public long afterBodyBytes() {
     return afterBodyBytes;
+  }
+
+  /** The offset in the response head at which a {@link #stallInHead} stall strikes, else -1. */
+  public int afterHeadBytes() {
+    return afterHeadBytes;
   }
 
   /** How long a stall lasts; empty means until released. */
@@ -121,6 +149,9 @@ public final class Fault {
       case STATUS:
         return "status " + status + " " + errorCode;
       case STALL:
+        if (afterHeadBytes >= 0) {
+          return "stall after " + afterHeadBytes + " head bytes until released";
+        }
         return "stall after " + afterBodyBytes + " body bytes for " + (stall == null ? "ever" : stall);
       default:
         return kind.name().toLowerCase(java.util.Locale.ROOT) + " after " + afterBodyBytes + " body bytes";

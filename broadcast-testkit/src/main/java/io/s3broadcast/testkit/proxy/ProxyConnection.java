@@ -240,14 +240,22 @@ final class ProxyConnection {
       if (head.status() == 101) {
         throw new HttpProtocolException("protocol upgrades are not supported");
       }
-      clientOut.write(raw);
+      Rule rule = exchange.rule();
+      boolean headFault = rule != null && rule.fault().afterHeadBytes() >= 0;
+      if (headFault) {
+        int before = Math.min(rule.fault().afterHeadBytes(), raw.length - 1);
+        clientOut.write(raw, 0, before);
+        strike(rule);
+        clientOut.write(raw, before, raw.length - before);
+      } else {
+        clientOut.write(raw);
+      }
       if (head.isInterim()) {
         clientOut.flush();
         continue;
       }
       BodyFraming framing = BodyFraming.forResponse(exchange.head().method(), head);
-      Rule rule = exchange.rule();
-      ByteSink body = rule == null ? clientOut : new FaultingBody(rule);
+      ByteSink body = rule == null || headFault ? clientOut : new FaultingBody(rule);
       BodyCopier.copy(in, framing, body);
       clientOut.flush();
       boolean closeNow;

@@ -293,6 +293,24 @@ class FaultProxyIT {
   }
 
   @Test
+  void stallInHeadHoldsTheResponseHeadUntilReleased() throws Exception {
+    proxy();
+    Rule stall = proxy.add(Rule.forHeads().inject(Fault.stallInHead(10)));
+    try (RawClient raw = new RawClient(proxy.address())) {
+      raw.send("HEAD /bytes/5000 HTTP/1.1\r\nHost: test\r\n\r\n");
+      assertThat(stall.awaitInjected(1, WAIT)).isTrue();
+      assertThat(new String(raw.readBytes(10), StandardCharsets.ISO_8859_1)).isEqualTo("HTTP/1.1 2");
+      raw.socket.setSoTimeout(300);
+      assertThatThrownBy(() -> raw.read(new byte[1])).isInstanceOf(SocketTimeoutException.class);
+
+      stall.release();
+      raw.socket.setSoTimeout(30_000);
+      assertThat(RawClient.contentLength("HTTP/1.1 2" + raw.readHead())).isEqualTo(5000);
+    }
+    assertThat(proxy.stats().faults(FaultKind.STALL)).isEqualTo(1);
+  }
+
+  @Test
   void stallIsSeenAsAReadTimeoutByAnHttpClient() throws Exception {
     proxy();
     proxy.add(Rule.forGets().inject(Fault.stallAfter(1000)));
