@@ -152,7 +152,7 @@ final class NodeCommand implements Callable<Integer> {
                         .destination(dir.resolve(fileName(key))).build()).join();
                 String sha256 = Sha256.of(done.path());
                 report = new NodeReport("node", id, done.strategy().name(), registry, listenText, bucket, key,
-                        done.eTag(), done.path().toAbsolutePath().toString(), done.size(), sha256, done.bytesFromS3(),
+                        done.eTag(), done.versionId().orElse(null), done.path().toAbsolutePath().toString(), done.size(), sha256, done.bytesFromS3(),
                         done.bytesFromPeers(), seconds(done.duration()), seconds(done.phase1()), seconds(done.phase2()),
                         done.piecesStolen(), SingleCommand.round(done.megabytesPerSecond(), 2), done.checksumVerified(),
                         tuning.describe(), null, Machine.current(loadBefore));
@@ -162,7 +162,7 @@ final class NodeCommand implements Callable<Integer> {
                 Throwable cause = e instanceof CompletionException && e.getCause() != null ? e.getCause() : e;
                 LOG.error("node {}: the fetch of s3://{}/{} failed", id, bucket, key, cause);
                 report = new NodeReport("node", id, strategy != null ? strategy.name() : null, registry, listenText,
-                        bucket, key, null, null, null, null, null, null, null, null, null, null, null, null,
+                        bucket, key, null, null, null, null, null, null, null, null, null, null, null, null, null,
                         tuning.describe(), String.valueOf(cause), Machine.current(loadBefore));
             }
             stdout.println(Json.line(report));
@@ -178,10 +178,10 @@ final class NodeCommand implements Callable<Integer> {
         return d == null ? 0 : SingleCommand.round(d.toNanos() / 1e9, 3);
     }
 
-    /** The last segment of the key, as Broadcast names the file by default. */
+    /** The last segment of the key ({@code /} and {@code \\} both separate), as Broadcast names the file by default. */
     static Path fileName(String key) {
-        String name = key.substring(key.lastIndexOf('/') + 1);
-        return Path.of(name.isEmpty() ? "object" : name);
+        String name = key.substring(Math.max(key.lastIndexOf('/'), key.lastIndexOf('\\')) + 1);
+        return Path.of(name.isEmpty() || name.equals(".") || name.equals("..") ? "object" : name);
     }
 
     private static String defaultNodeId(InetSocketAddress listen) {

@@ -15,6 +15,7 @@ import java.util.Map;
  * @param bucket the object's bucket
  * @param key the object's key
  * @param eTag the ETag of the version fetched
+ * @param versionId the S3 version id of the version fetched; null for an unversioned bucket
  * @param path where the object was put
  * @param size object size in bytes
  * @param sha256 SHA-256 of the file on disk, computed by the bench after the fetch (untimed)
@@ -30,7 +31,7 @@ import java.util.Map;
  * @param error why the fetch failed, or null
  * @param machine what it ran on
  */
-@JsonPropertyOrder({"command", "nodeId", "strategy", "registry", "listen", "bucket", "key", "eTag", "path", "size",
+@JsonPropertyOrder({"command", "nodeId", "strategy", "registry", "listen", "bucket", "key", "eTag", "versionId", "path", "size",
         "sha256", "bytesFromS3", "bytesFromPeers", "seconds", "phase1Seconds", "phase2Seconds", "piecesStolen", "rate",
         "checksumVerified", "settings", "error", "machine"})
 record NodeReport(
@@ -42,6 +43,7 @@ record NodeReport(
         String bucket,
         String key,
         String eTag,
+        String versionId,
         String path,
         Long size,
         String sha256,

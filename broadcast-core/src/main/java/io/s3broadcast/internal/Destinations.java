@@ -14,23 +14,35 @@ final class Destinations {
     private Destinations() {
     }
 
-    /** The request's destination, or the default directory joined with the key's last segment. */
+    /**
+     * The request's destination, or the default directory joined with the key's last segment. Both {@code /}
+     * and {@code \\} end a segment, so a key written with Windows separators cannot name a path outside the
+     * directory on any platform; the result is always a file directly in {@code defaultDirectory}.
+     */
     static Path resolve(FetchRequest request, Path defaultDirectory) {
         if (request.destination().isPresent()) {
             return request.destination().get().toAbsolutePath();
         }
         String key = request.key();
-        String name = key.substring(key.lastIndexOf('/') + 1);
+        String name = key.substring(Math.max(key.lastIndexOf('/'), key.lastIndexOf('\\')) + 1);
         if (name.isEmpty() || name.equals(".") || name.equals("..")) {
-            throw new IllegalArgumentException("key '" + key + "' has no file name to store it under: set"
-                    + " FetchRequest.builder().destination(path)");
+            throw new IllegalArgumentException("key '" + key + "' has no file name to store it under (its last"
+                    + " segment is '" + name + "'): set FetchRequest.builder().destination(path)");
         }
+        Path directory = defaultDirectory.toAbsolutePath();
+        Path path;
         try {
-            return defaultDirectory.resolve(name).toAbsolutePath();
+            path = directory.resolve(name);
         } catch (InvalidPathException e) {
             throw new IllegalArgumentException("key '" + key + "' is not a valid file name here: set"
                     + " FetchRequest.builder().destination(path)", e);
         }
+        // A name this platform reads as a root or a drive ("C:x" on Windows) would leave the directory.
+        if (!directory.equals(path.getParent()) || !path.getFileName().toString().equals(name)) {
+            throw new IllegalArgumentException("key '" + key + "' does not name a file in " + directory + ": set"
+                    + " FetchRequest.builder().destination(path)");
+        }
+        return path;
     }
 
     /**

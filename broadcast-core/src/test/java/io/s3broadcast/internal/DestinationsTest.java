@@ -25,6 +25,24 @@ class DestinationsTest {
     }
 
     @Test
+    void backslashesSeparateSegmentsToo() {
+        assertThat(Destinations.resolve(FetchRequest.of("b", "models\\v1\\weights.bin"), dir))
+                .isEqualTo(dir.resolve("weights.bin"));
+        assertThat(Destinations.resolve(FetchRequest.of("b", "a/b\\c.bin"), dir)).isEqualTo(dir.resolve("c.bin"));
+        assertThat(Destinations.resolve(FetchRequest.of("b", "..\\..\\etc\\passwd"), dir))
+                .isEqualTo(dir.resolve("passwd"));
+    }
+
+    @Test
+    void aKeyWhoseLastSegmentIsDotOrDotDotOrEmptyNeedsAnExplicitDestination() {
+        for (String key : new String[] {"folder\\", "a\\..", "a/.", "..", "."}) {
+            assertThatThrownBy(() -> Destinations.resolve(FetchRequest.of("b", key), dir)).as(key)
+                    .isInstanceOf(IllegalArgumentException.class)
+                    .hasMessageContaining("'" + key + "' has no file name").hasMessageContaining("destination(path)");
+        }
+    }
+
+    @Test
     void aKeyWithoutAFileNameNeedsAnExplicitDestination() {
         assertThatThrownBy(() -> Destinations.resolve(FetchRequest.of("b", "folder/"), dir))
                 .hasMessageContaining("'folder/'").hasMessageContaining("destination(path)");
