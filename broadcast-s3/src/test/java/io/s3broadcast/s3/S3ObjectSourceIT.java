@@ -325,13 +325,20 @@ class S3ObjectSourceIT {
             Assumptions.abort("the server does not do bucket versioning: " + e.getMessage());
         }
         String key = s3.key("versioned.bin");
-        s3.putRandom(key, 1000, 15);
-        String first = s3.client().headObject(b -> b.bucket(s3.bucket()).key(key)).versionId();
-        Assumptions.assumeTrue(first != null && !first.isBlank(), "the server gives no version ids");
-        s3.overwriteRandom(key, 1000, 16);
-        ObjectInfo info = source(s3).head(s3.bucket(), key).get(1, TimeUnit.MINUTES);
-        assertThat(info.versionId()).isPresent().get().isNotEqualTo(first);
-        assertThat(info.versionId()).contains(s3.client().headObject(b -> b.bucket(s3.bucket()).key(key)).versionId());
+        try {
+            s3.putRandom(key, 1000, 15);
+            String first = s3.client().headObject(b -> b.bucket(s3.bucket()).key(key)).versionId();
+            Assumptions.assumeTrue(first != null && !first.isBlank(), "the server gives no version ids");
+            s3.overwriteRandom(key, 1000, 16);
+            ObjectInfo info = source(s3).head(s3.bucket(), key).get(1, TimeUnit.MINUTES);
+            assertThat(info.versionId()).isPresent().get().isNotEqualTo(first);
+            assertThat(info.versionId())
+                    .contains(s3.client().headObject(b -> b.bucket(s3.bucket()).key(key)).versionId());
+        } finally {
+            // The fixture deletes its bucket after the test, which S3 refuses while old versions remain.
+            s3.client().listObjectVersionsPaginator(b -> b.bucket(s3.bucket())).versions().forEach(v ->
+                    s3.client().deleteObject(b -> b.bucket(s3.bucket()).key(v.key()).versionId(v.versionId())));
+        }
     }
 
     @Test
