@@ -27,8 +27,8 @@ import software.amazon.awssdk.services.s3.model.ObjectPart;
 
 /**
  * The HEAD of a fetch: size, ETag, version id (when the bucket is versioned), and S3's whole-object checksum
- * when it has one. A {@code COMPOSITE}
- * checksum is only useful with the sizes of the multipart upload's parts, so those are asked for too:
+ * when it has one. A {@code COMPOSITE} checksum is only useful with the sizes of the multipart upload's
+ * parts, so those are asked for too:
  * first with GetObjectAttributes (paginated), else with one {@code HEAD ?partNumber=n} per part. When the
  * server can tell neither, the checksum is left out (logged at DEBUG) and the fetch relies on the pieces'
  * CRC32C alone.
