@@ -47,6 +47,9 @@ public final class BroadcastBuilder implements Broadcast.Builder {
     Duration expectTimeout;
     Integer workSize;
     Duration linger;
+    byte[] secret;
+    boolean insecure;
+    io.s3broadcast.spi.PeerSecurity.Tls tls;
     ConfigSource config = ConfigSource.system();
 
     @Override
@@ -213,6 +216,35 @@ public final class BroadcastBuilder implements Broadcast.Builder {
             throw new IllegalArgumentException("linger must be >= 0, was " + linger);
         }
         this.linger = linger;
+        return this;
+    }
+
+    @Override
+    public BroadcastBuilder secret(String secret) {
+        return secret(Objects.requireNonNull(secret, "secret").getBytes(java.nio.charset.StandardCharsets.UTF_8));
+    }
+
+    @Override
+    public BroadcastBuilder secret(byte[] secret) {
+        this.secret = Objects.requireNonNull(secret, "secret").clone();
+        return this;
+    }
+
+    @Override
+    public BroadcastBuilder insecure() {
+        this.insecure = true;
+        return this;
+    }
+
+    @Override
+    public BroadcastBuilder tls(Path certChain, Path privateKey, Path trustedCerts) {
+        this.tls = io.s3broadcast.spi.PeerSecurity.Tls.fromPem(certChain, privateKey, trustedCerts);
+        return this;
+    }
+
+    @Override
+    public BroadcastBuilder tls(java.security.KeyStore keyStore, char[] keyPassword, java.security.KeyStore trustStore) {
+        this.tls = io.s3broadcast.spi.PeerSecurity.Tls.fromKeyStores(keyStore, keyPassword, trustStore);
         return this;
     }
 

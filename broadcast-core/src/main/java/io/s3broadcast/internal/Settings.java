@@ -4,6 +4,8 @@ import com.google.common.base.Ticker;
 import io.s3broadcast.FetchListener;
 import io.s3broadcast.Strategy;
 import io.s3broadcast.spi.ClusterConfig;
+import io.s3broadcast.spi.PeerLimits;
+import io.s3broadcast.spi.PeerSecurity;
 import io.s3broadcast.spi.SourceConfig;
 import java.net.InetSocketAddress;
 import java.net.URI;
@@ -11,6 +13,7 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
 import java.util.Locale;
+import java.util.Optional;
 import java.util.concurrent.ExecutorService;
 import software.amazon.awssdk.regions.Region;
 
@@ -94,11 +97,57 @@ record Settings(
                 c.duration("chokeInterval").orElse(DEFAULT_CHOKE_INTERVAL),
                 c.positiveInt("unchokeSlots").orElse(DEFAULT_UNCHOKE_SLOTS),
                 c.positiveInt("maxRequestsPerPeer").orElse(DEFAULT_MAX_REQUESTS_PER_PEER),
+                security(b, c, registry),
+                limits(c),
                 ticker);
         SourceConfig source = new SourceConfig(b.client, endpoint, region, b.credentials, pathStyle, httpClient,
                 connections, rangeSize, maxAttempts, initialBackoff, maxBackoff, stallTimeout, firstByteTimeout, headTimeout);
         return new Settings(source, cluster, destination.toAbsolutePath(), strategy, pieceSize, List.copyOf(b.listeners),
                 b.executor, ticker);
+    }
+
+    /**
+     * The secret (builder, else {@code s3broadcast.secret} / {@code S3BROADCAST_SECRET}), insecure mode and TLS.
+     * A static registry cannot hold a secret, so without one it needs insecure mode.
+     */
+    static PeerSecurity security(BroadcastBuilder b, ConfigSource c, String registry) {
+        byte[] secret = b.secret != null ? b.secret
+                : c.string("secret").map(v -> v.getBytes(java.nio.charset.StandardCharsets.UTF_8)).orElse(null);
+        boolean insecure = b.insecure || (b.secret == null && c.bool("insecure").orElse(false));
+        if (secret != null && insecure) {
+            throw new IllegalArgumentException("both a group secret and insecure mode are set (builder, s3broadcast.secret"
+                    + " / S3BROADCAST_SECRET, s3broadcast.insecure): drop one");
+        }
+        if (secret != null && secret.length < 16) {
+            throw new IllegalArgumentException("the group secret has " + secret.length + " bytes; use at least 16 random"
+                    + " bytes, e.g. the output of `openssl rand -hex 32`");
+        }
+        if (secret == null && !insecure && registry != null && registry.trim().startsWith("static:")) {
+            throw new IllegalArgumentException("a static registry cannot hold a group secret, so any host that can reach"
+                    + " the peer port could join: set one with secret(...), s3broadcast.secret or S3BROADCAST_SECRET"
+                    + " (the CLI: --secret-file), or accept any peer with insecure() / s3broadcast.insecure=true"
+                    + " (the CLI: --insecure) on a trusted network");
+        }
+        PeerSecurity.Tls tls = b.tls;
+        if (tls == null) {
+            Optional<String> cert = c.string("tlsCert");
+            Optional<String> key = c.string("tlsKey");
+            Optional<String> trust = c.string("tlsTrust");
+            if (cert.isPresent() || key.isPresent() || trust.isPresent()) {
+                tls = PeerSecurity.Tls.fromPem(cert.map(Path::of).orElse(null), key.map(Path::of).orElse(null),
+                        trust.map(Path::of).orElse(null));
+            }
+        }
+        return new PeerSecurity(secret, insecure, tls);
+    }
+
+    static PeerLimits limits(ConfigSource c) {
+        return new PeerLimits(
+                c.duration("handshakeTimeout").orElse(PeerLimits.DEFAULT_HANDSHAKE_TIMEOUT),
+                c.positiveInt("maxPendingConnections").orElse(PeerLimits.DEFAULT_MAX_PENDING_CONNECTIONS),
+                c.positiveInt("maxPeers").orElse(PeerLimits.DEFAULT_MAX_PEERS),
+                c.duration("requestTimeout").orElse(PeerLimits.DEFAULT_REQUEST_TIMEOUT),
+                c.size("serveRatePerPeer").orElse(0L));
     }
 
     /** {@code host:port}, {@code [v6]:port} or {@code :port} (all interfaces). */

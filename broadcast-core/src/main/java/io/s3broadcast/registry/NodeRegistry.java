@@ -38,6 +38,16 @@ public interface NodeRegistry extends AutoCloseable {
      */
     NodeInfo register(NodeInfo self);
 
+    /**
+     * The group secret held with the registry's entries, so that whoever can read the registry can join and nobody
+     * else: read if present, otherwise generated (32 random bytes) and created with a conditional write so that
+     * racing first nodes agree on one, then read back. Empty when this registry cannot hold a secret (a static
+     * list). Blocks like the other remote calls; call after {@link #start()}.
+     */
+    default java.util.Optional<byte[]> groupSecret() {
+        return java.util.Optional.empty();
+    }
+
     /** Withdraws this node from the group; the registry keeps following the group. Does nothing if not registered. */
     void leave();
 

@@ -22,6 +22,8 @@ import java.util.Objects;
  * @param chokeInterval how often the choker re-decides whom to serve
  * @param unchokeSlots peers served at once, besides the optimistic one
  * @param maxRequestsPerPeer requests kept in flight to one peer
+ * @param security the group secret (or insecure mode) and TLS of peer connections
+ * @param limits limits and timeouts that protect this node from peers
  * @param ticker time source
  */
 public record ClusterConfig(
@@ -37,6 +39,8 @@ public record ClusterConfig(
         Duration chokeInterval,
         int unchokeSlots,
         int maxRequestsPerPeer,
+        PeerSecurity security,
+        PeerLimits limits,
         Ticker ticker) {
 
     public ClusterConfig {
@@ -46,6 +50,8 @@ public record ClusterConfig(
         Objects.requireNonNull(linger, "linger");
         Objects.requireNonNull(chokeInterval, "chokeInterval");
         Objects.requireNonNull(ticker, "ticker");
+        Objects.requireNonNull(security, "security");
+        Objects.requireNonNull(limits, "limits");
         if (expectedNodes < 0 || workSize <= 0 || unchokeSlots <= 0 || maxRequestsPerPeer <= 0) {
             throw new IllegalArgumentException("expectedNodes >= 0, workSize, unchokeSlots and maxRequestsPerPeer > 0 needed: "
                     + expectedNodes + ", " + workSize + ", " + unchokeSlots + ", " + maxRequestsPerPeer);

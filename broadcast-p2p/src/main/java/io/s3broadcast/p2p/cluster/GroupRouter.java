@@ -28,8 +28,8 @@ final class GroupRouter {
     /** How long a connection for an unknown group waits for its run. */
     static final long PARK_MILLIS = 10_000;
 
-    /** length(4) type(1) magic(4) version(2) objectSize(8) pieceSize(4) maxFrameLength(4) listenPort(2). */
-    private static final int GROUP_LENGTH_OFFSET = 4 + 1 + 4 + 2 + 8 + 4 + 4 + 2;
+    /** length(4) type(1), then the handshake body up to the group's length byte. */
+    private static final int GROUP_LENGTH_OFFSET = 4 + 1 + Handshake.GROUP_LENGTH_BODY_OFFSET;
 
     /** What a connection is handed to: a run, for the group it serves. */
     interface Target {

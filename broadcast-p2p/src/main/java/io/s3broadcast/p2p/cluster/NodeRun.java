@@ -51,6 +51,7 @@ import io.s3broadcast.spi.ClusterTask;
 import io.s3broadcast.spi.PieceLayout;
 import io.s3broadcast.spi.PieceRun;
 import io.s3broadcast.spi.PieceStore;
+import io.s3broadcast.spi.PeerSecurity;
 import io.s3broadcast.spi.SourceListener;
 import java.io.IOException;
 import java.nio.ByteBuffer;
@@ -138,6 +139,8 @@ final class NodeRun implements ClusterRun, GroupRouter.Target {
     private final Map<String, Integer> dialAttempts = new HashMap<>();
     private final Set<String> dialing = new HashSet<>();
     private final Map<String, Integer> strikes = new HashMap<>();
+    /** Remote hosts whose failed authentication was logged (once each). */
+    private final Set<String> authFailuresLogged = ConcurrentHashMap.newKeySet();
     private boolean begun;
     private boolean fetchActive;
     private CompletableFuture<Void> fetch;
@@ -169,10 +172,19 @@ final class NodeRun implements ClusterRun, GroupRouter.Target {
         int worksLeft = -1;
         /** Pieces requested from this peer and not answered: a {@code PIECE} for any other is dropped unread. */
         final java.util.BitSet asked = new java.util.BitSet();
+        /** When each piece in {@link #asked} was requested (ticker nanos): unanswered too long, it goes elsewhere. */
+        final Map<Integer, Long> askedAt = new HashMap<>();
+        /** What the peer can have: its bitfield and HAVEs (all, after a checked DONE). */
+        final Bitfield has;
+        boolean bitfieldReceived;
+        /** Ids of our {@code GIVE_WORK_REQUEST}s to this peer without an answer (late answers are still welcome). */
+        final Set<Integer> giveWorkSent = new HashSet<>();
+        int requestTimeouts;
 
-        Peer(String id, PeerHandler handler) {
+        Peer(String id, PeerHandler handler, int pieceCount) {
             this.id = id;
             this.handler = handler;
+            this.has = new Bitfield(pieceCount);
         }
     }
 
@@ -285,6 +297,19 @@ final class NodeRun implements ClusterRun, GroupRouter.Target {
             return;
         }
         r.start();
+        PeerPipeline.Builder pb = PeerPipeline.builder();
+        PeerSecurity security = config.security();
+        if (security.insecure()) {
+            pb.insecure();
+        } else if (security.secret() != null) {
+            pb.secret(security.secret());
+        } else {
+            byte[] secret = r.groupSecret().orElseThrow(() -> new BroadcastException("no group secret: the registry "
+                    + config.registry() + " cannot hold one, so configure it (Broadcast.builder().secret(...),"
+                    + " s3broadcast.secret, S3BROADCAST_SECRET or the CLI's --secret-file), or run insecure()"
+                    + " / --insecure on a trusted network"));
+            pb.secret(secret);
+        }
         Set<String> before = new HashSet<>();
         r.members().forEach(m -> before.add(m.nodeId()));
         NodeInfo me = r.register(new NodeInfo(config.nodeId(), advertisedHost(), cluster.port()));
@@ -292,11 +317,12 @@ final class NodeRun implements ClusterRun, GroupRouter.Target {
         before.remove(self);
         boolean late = config.expectedNodes() > 0 && before.size() >= config.expectedNodes()
                 && !(r instanceof io.s3broadcast.registry.StaticRegistry);
-        pipeline = PeerPipeline.builder()
+        pipeline = pb
                 .group(group.hash())
                 .nodeId(self)
                 .listenPort(cluster.port())
                 .layout(layout)
+                .handshakeTimeout(config.limits().handshakeTimeout())
                 .build();
         cluster.router().register(group.hash(), this);
         if (closing) {
@@ -410,7 +436,7 @@ final class NodeRun implements ClusterRun, GroupRouter.Target {
             return;
         }
         dialing.add(id);
-        PeerHandler handler = new PeerHandler(this, node);
+        PeerHandler handler = new PeerHandler(this, node, config.limits().serveBytesPerSecond());
         new Bootstrap()
                 .group(loop)
                 .channel(NioSocketChannel.class)
@@ -420,7 +446,10 @@ final class NodeRun implements ClusterRun, GroupRouter.Target {
                     protected void initChannel(Channel ch) {
                         channels.add(ch);
                         ch.closeFuture().addListener(f -> channels.remove(ch));
-                        pipeline.configure(ch.pipeline());
+                        if (cluster.tls() != null) {
+                            ch.pipeline().addLast(PeerPipeline.TLS, cluster.tls().newHandler(ch, PeerPipeline.Side.DIALER));
+                        }
+                        pipeline.configure(ch.pipeline(), PeerPipeline.Side.DIALER);
                         ch.pipeline().addLast(PeerHandler.IDLE, PeerHandler.idleHandler());
                         ch.pipeline().addLast(PeerPipeline.EXCHANGE, handler);
                     }
@@ -456,10 +485,15 @@ final class NodeRun implements ClusterRun, GroupRouter.Target {
         }
         channels.add(ch);
         ch.closeFuture().addListener(f -> channels.remove(ch));
-        pipeline.configure(ch.pipeline());
+        pipeline.configure(ch.pipeline(), PeerPipeline.Side.ACCEPTOR);
         ch.pipeline().addLast(PeerHandler.IDLE, PeerHandler.idleHandler());
-        ch.pipeline().addLast(PeerPipeline.EXCHANGE, new PeerHandler(this, null));
+        ch.pipeline().addLast(PeerPipeline.EXCHANGE, new PeerHandler(this, null, config.limits().serveBytesPerSecond()));
         return true;
+    }
+
+    /** {@code ch}'s peer proved the group secret: it no longer counts against the pending connections. */
+    void authenticated(Channel ch) {
+        cluster.pending().authenticated(ch);
     }
 
     /** The handshake with {@code h}'s peer was accepted. */
@@ -480,7 +514,13 @@ final class NodeRun implements ClusterRun, GroupRouter.Target {
             goodbye(h, Goodbye.Reason.DUPLICATE_CONNECTION, "already connected");
             return;
         }
-        Peer p = new Peer(id, h);
+        if (peers.size() >= config.limits().maxPeers()) {
+            LOG.warn("{}: refusing {}: already {} peers, the most this node accepts (s3broadcast.maxPeers)", self, h,
+                    peers.size());
+            goodbye(h, Goodbye.Reason.TOO_MANY_CONNECTIONS, "this node has " + peers.size() + " peers already");
+            return;
+        }
+        Peer p = new Peer(id, h, pieceCount);
         peers.put(id, p);
         pendingSince.remove(id);
         dialAttempts.remove(id);
@@ -540,13 +580,29 @@ final class NodeRun implements ClusterRun, GroupRouter.Target {
             ReferenceCountUtil.release(msg);
             return;
         }
+        if (!p.bitfieldReceived && !(msg instanceof BitfieldMessage) && !(msg instanceof Goodbye)) {
+            misbehaved(p, "sent " + msg.type() + " before its BITFIELD");
+            ReferenceCountUtil.release(msg);
+            return;
+        }
         if (msg instanceof Piece piece) {
             pieceArrived(p, piece);
         } else if (msg instanceof BitfieldMessage b) {
-            requests.peerBitfield(p.id, b.toBitfield());
+            if (p.bitfieldReceived) {
+                misbehaved(p, "sent a second BITFIELD");
+                return;
+            }
+            p.bitfieldReceived = true;
+            Bitfield bits = b.toBitfield();
+            for (int i = bits.nextSet(0); i >= 0; i = bits.nextSet(i + 1)) {
+                p.has.set(i);
+            }
+            requests.peerBitfield(p.id, bits);
             updateInterest(p);
             pump(p);
         } else if (msg instanceof Have have) {
+            // A HAVE of a piece the peer already announced changes nothing (idempotent); out of range never decodes.
+            p.has.set(have.piece());
             requests.peerHave(p.id, have.piece());
             if (!p.amInterested && !requests.hasPiece(have.piece())) {
                 updateInterest(p);
@@ -566,11 +622,15 @@ final class NodeRun implements ClusterRun, GroupRouter.Target {
             p.peerChoking = false;
             pump(p);
         } else if (msg instanceof Reject r) {
-            p.asked.clear(r.piece());
+            unask(p, r.piece());
             if (requests.requestFailed(p.id, r.piece())) {
                 pumpAllExcept(p.id);
             }
         } else if (msg instanceof Done) {
+            if (p.has.cardinality() != pieceCount) {
+                misbehaved(p, "sent DONE holding " + p.has.cardinality() + " of " + pieceCount + " pieces");
+                return;
+            }
             p.done = true;
             p.worksLeft = 0;
             requests.peerBitfield(p.id, Bitfield.full(pieceCount));
@@ -579,6 +639,12 @@ final class NodeRun implements ClusterRun, GroupRouter.Target {
             checkPhase2Start();
             checkLingerEnd();
         } else if (msg instanceof WorksLeft w) {
+            int missing = pieceCount - p.has.cardinality();
+            if (w.works() > missing) {
+                // Every work not completely stored lacks at least one piece.
+                misbehaved(p, "claims " + w.works() + " works left while it lacks only " + missing + " pieces");
+                return;
+            }
             p.worksLeft = w.works();
             stealing.worksLeft(p.id, w.works());
             if (w.works() > 0) {
@@ -600,6 +666,10 @@ final class NodeRun implements ClusterRun, GroupRouter.Target {
             }
             advertiseWorks();
         } else if (msg instanceof GiveWorkResponse g) {
+            if (!p.giveWorkSent.remove(g.requestId())) {
+                misbehaved(p, "sent GIVE_WORK_RESPONSE " + g.requestId() + " that this node did not ask for");
+                return;
+            }
             workList.append(g.works());
             for (PieceRun run : g.works()) {
                 for (int i = run.first(); i < run.end(); i++) {
@@ -644,6 +714,7 @@ final class NodeRun implements ClusterRun, GroupRouter.Target {
                     stealOutstanding = false;
                 } else {
                     stealOutstanding = true;
+                    victim.giveWorkSent.add(step.requestId());
                     victim.handler.send(new GiveWorkRequest(step.requestId()));
                     String id = step.victim();
                     int requestId = step.requestId();
@@ -746,8 +817,10 @@ final class NodeRun implements ClusterRun, GroupRouter.Target {
             p.amInterested = true;
             p.handler.write(Interested.INSTANCE);
         }
+        long now = ticker.read();
         for (int piece : next) {
             p.asked.set(piece);
+            p.askedAt.put(piece, now);
             p.handler.write(new Request(piece));
         }
         p.handler.flush();
@@ -785,7 +858,7 @@ final class NodeRun implements ClusterRun, GroupRouter.Target {
             piece.release();
             return;
         }
-        p.asked.clear(index);
+        unask(p, index);
         try {
             cluster.disk().execute(() -> {
                 boolean ok = false;
@@ -877,7 +950,7 @@ final class NodeRun implements ClusterRun, GroupRouter.Target {
         for (RequestScheduler.PeerRequest cancel : requests.pieceStored(piece, from)) {
             Peer p = peers.get(cancel.peer());
             if (p != null) {
-                p.asked.clear(piece);
+                unask(p, piece);
                 p.handler.send(new Cancel(piece));
             }
         }
@@ -911,14 +984,22 @@ final class NodeRun implements ClusterRun, GroupRouter.Target {
             return;
         }
         int length = layout.length(piece);
+        if (h.serving >= config.maxRequestsPerPeer() || !h.serveRate(length)) {
+            // More outstanding than a well-behaved peer keeps, or over the per-peer serve rate: asked elsewhere.
+            h.ctx.writeAndFlush(new Reject(piece), h.ctx.voidPromise());
+            return;
+        }
+        h.serving++;
         ChannelFuture f = FaultHooks.corrupts(self) ? FaultHooks.writeCorrupted(h.ctx, store, piece)
                 : PieceWriter.write(h.ctx, store, piece);
         if (f.isDone() && !f.isSuccess()) {
+            h.serving--;
             h.ctx.writeAndFlush(new Reject(piece), h.ctx.voidPromise());
             return;
         }
         h.ctx.flush();
         f.addListener(done -> {
+            h.serving--;
             if (done.isSuccess()) {
                 choke.uploaded(id, length);
                 exchangedWith.add(id);
@@ -985,7 +1066,72 @@ final class NodeRun implements ClusterRun, GroupRouter.Target {
             return;
         }
         checkPhase2Start();
+        expireRequests(now);
         takeOrphans(now);
+    }
+
+    /** {@code piece} is no longer outstanding to {@code p}. */
+    private static void unask(Peer p, int piece) {
+        p.asked.clear(piece);
+        p.askedAt.remove(piece);
+    }
+
+    /**
+     * Requests unanswered for the request timeout are given up: requested elsewhere first (as after a
+     * {@code REJECT}); a {@code PIECE} that still comes is dropped. Logged once per peer.
+     */
+    private void expireRequests(long now) {
+        long timeout = config.limits().requestTimeout().toNanos();
+        boolean any = false;
+        for (Peer p : peers.values()) {
+            List<Integer> expired = null;
+            for (Map.Entry<Integer, Long> e : p.askedAt.entrySet()) {
+                if (now - e.getValue() >= timeout) {
+                    (expired == null ? expired = new ArrayList<>() : expired).add(e.getKey());
+                }
+            }
+            if (expired == null) {
+                continue;
+            }
+            if (p.requestTimeouts == 0) {
+                LOG.warn("{}: {} did not answer requests for pieces {} within {} ms; they are requested elsewhere"
+                        + " (logged once per peer)", self, p.handler, expired, config.limits().requestTimeout().toMillis());
+            }
+            for (int piece : expired) {
+                p.requestTimeouts++;
+                unask(p, piece);
+                requests.requestFailed(p.id, piece);
+            }
+            any = true;
+        }
+        if (any) {
+            pumpAll();
+        }
+    }
+
+    /**
+     * {@code p} sent something out of state or a claim it cannot back: logged, told why, closed and not taken
+     * back for this broadcast.
+     */
+    private void misbehaved(Peer p, String what) {
+        LOG.warn("{}: closing the connection to {}: it {}", self, p.handler, what);
+        banned.add(p.id);
+        goodbye(p.handler, Goodbye.Reason.MISBEHAVIOUR, what);
+    }
+
+    /** The handshake of {@code h}'s connection failed; a failed proof of the secret is logged once per host. */
+    void handshakeFailed(PeerHandler h, io.s3broadcast.p2p.protocol.HandshakeException e) {
+        if (e.reason() == Goodbye.Reason.AUTH_FAILED) {
+            java.net.SocketAddress remote = h.ctx.channel().remoteAddress();
+            String host = remote instanceof java.net.InetSocketAddress a && a.getAddress() != null
+                    ? a.getAddress().getHostAddress() : String.valueOf(remote);
+            if (authFailuresLogged.size() < 1024 && authFailuresLogged.add(host)) {
+                LOG.warn("{}: {}; it gets nothing (further failures from {} are logged at debug)", self, e.getMessage(),
+                        host);
+                return;
+            }
+        }
+        LOG.debug("{}: {}", self, e.getMessage());
     }
 
     /**

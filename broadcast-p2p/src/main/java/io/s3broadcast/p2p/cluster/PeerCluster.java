@@ -8,7 +8,10 @@ import io.netty.channel.EventLoop;
 import io.netty.channel.nio.NioEventLoopGroup;
 import io.netty.channel.socket.nio.NioServerSocketChannel;
 import io.s3broadcast.BroadcastException;
+import io.s3broadcast.p2p.protocol.PeerPipeline;
+import io.s3broadcast.p2p.protocol.PeerTls;
 import io.s3broadcast.spi.ClusterConfig;
+import io.s3broadcast.spi.PeerSecurity;
 import io.s3broadcast.spi.ClusterRun;
 import io.s3broadcast.spi.ClusterStrategy;
 import io.s3broadcast.spi.ClusterTask;
@@ -42,6 +45,8 @@ final class PeerCluster implements ClusterStrategy {
     private final ExecutorService disk;
     private final ScheduledExecutorService timer;
     private final GroupRouter router;
+    private final PendingConnections pending;
+    private final PeerTls tls;
     private final Set<NodeRun> runs = ConcurrentHashMap.newKeySet();
     private final Channel server;
     private volatile boolean closed;
@@ -54,6 +59,9 @@ final class PeerCluster implements ClusterStrategy {
         this.disk = Executors.newFixedThreadPool(2, threads("s3broadcast-piece-write"));
         this.timer = Executors.newSingleThreadScheduledExecutor(threads("s3broadcast-cluster-timer"));
         this.router = new GroupRouter();
+        this.pending = new PendingConnections(config.limits().handshakeTimeout().toNanos(),
+                config.limits().maxPendingConnections());
+        this.tls = tls(config.security().tls());
         try {
             this.server = new ServerBootstrap()
                     .group(loops)
@@ -62,6 +70,11 @@ final class PeerCluster implements ClusterStrategy {
                     .childHandler(new ChannelInitializer<Channel>() {
                         @Override
                         protected void initChannel(Channel ch) {
+                            pending.accepted(ch);
+                            if (tls != null) {
+                                // TLS first: the router reads the handshake from the decrypted stream.
+                                ch.pipeline().addLast(PeerPipeline.TLS, tls.newHandler(ch, PeerPipeline.Side.ACCEPTOR));
+                            }
                             ch.pipeline().addLast(GroupRouter.NAME, router.newHandler());
                         }
                     })
@@ -128,6 +141,24 @@ final class PeerCluster implements ClusterStrategy {
 
     GroupRouter router() {
         return router;
+    }
+
+    PendingConnections pending() {
+        return pending;
+    }
+
+    /** The TLS of peer connections, or null for plain TCP. */
+    PeerTls tls() {
+        return tls;
+    }
+
+    private static PeerTls tls(PeerSecurity.Tls tls) {
+        if (tls == null) {
+            return null;
+        }
+        return tls.certChain() != null
+                ? PeerTls.fromPem(tls.certChain().toFile(), tls.privateKey().toFile(), tls.trustedCerts().toFile())
+                : PeerTls.fromKeyStores(tls.keyStore(), tls.keyPassword(), tls.trustStore());
     }
 
     @Override

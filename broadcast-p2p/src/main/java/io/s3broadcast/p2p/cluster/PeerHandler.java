@@ -7,7 +7,9 @@ import io.netty.handler.timeout.IdleStateEvent;
 import io.netty.handler.timeout.IdleStateHandler;
 import io.netty.util.ReferenceCountUtil;
 import io.s3broadcast.p2p.protocol.Cancel;
+import com.google.common.util.concurrent.RateLimiter;
 import io.s3broadcast.p2p.protocol.HandshakeCompleted;
+import io.s3broadcast.p2p.protocol.HandshakeException;
 import io.s3broadcast.p2p.protocol.KeepAlive;
 import io.s3broadcast.p2p.protocol.PeerMessage;
 import io.s3broadcast.p2p.protocol.Request;
@@ -43,10 +45,21 @@ final class PeerHandler extends ChannelInboundHandlerAdapter {
     /** Set on the channel's loop when the handshake completes; read by the run. */
     volatile String peerId;
     volatile int peerMaxFrameLength;
+    /** Pieces being written to the peer; on the channel's loop only. */
+    int serving;
+    /** Bytes per second served to the peer at most, or null for no limit; on the channel's loop only. */
+    private final RateLimiter serveRate;
 
-    PeerHandler(NodeRun run, NodeInfo dialed) {
+    PeerHandler(NodeRun run, NodeInfo dialed, long serveBytesPerSecond) {
         this.run = run;
         this.dialed = dialed;
+        this.serveRate = serveBytesPerSecond > 0 ? RateLimiter.create(serveBytesPerSecond) : null;
+    }
+
+    /** Whether {@code bytes} more may be served now under the per-peer serve rate. */
+    @SuppressWarnings("UnstableApiUsage")
+    boolean serveRate(int bytes) {
+        return serveRate == null || serveRate.tryAcquire(bytes);
     }
 
     @Override
@@ -66,6 +79,7 @@ final class PeerHandler extends ChannelInboundHandlerAdapter {
             return;
         }
         if (evt instanceof HandshakeCompleted hc) {
+            run.authenticated(ctx.channel());
             peerId = hc.peerNodeId();
             peerMaxFrameLength = hc.peerMaxFrameLength();
             run.execute(() -> run.connected(this));
@@ -109,6 +123,11 @@ final class PeerHandler extends ChannelInboundHandlerAdapter {
 
     @Override
     public void exceptionCaught(ChannelHandlerContext ctx, Throwable cause) {
+        if (cause instanceof HandshakeException e) {
+            run.handshakeFailed(this, e);
+            ctx.close();
+            return;
+        }
         LOG.debug("connection to {} ({}) failed: {}", peerId, ctx.channel().remoteAddress(), cause.toString());
         ctx.close();
     }

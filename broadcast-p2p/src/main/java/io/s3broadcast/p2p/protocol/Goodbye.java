@@ -73,7 +73,17 @@ public record Goodbye(Reason reason, String detail) implements PeerMessage {
         /** The peer has our own node id: we connected to ourselves (or ids are not unique). */
         SELF_CONNECTION(7),
         /** We already have a connection to this peer and keep the other one. */
-        DUPLICATE_CONNECTION(8);
+        DUPLICATE_CONNECTION(8),
+        /** The peer could not prove that it holds the group's secret, or one side has a secret and the other none. */
+        AUTH_FAILED(9),
+        /** This node has as many connections as it accepts. */
+        TOO_MANY_CONNECTIONS(10),
+        /**
+         * The peer sent a message this node did not ask for or that is out of state (a second bitfield, an
+         * unsolicited work response), or a claim it cannot back ({@code DONE} without every piece, more works
+         * left than pieces missing).
+         */
+        MISBEHAVIOUR(11);
 
         private static final Reason[] BY_CODE = new Reason[256];
 

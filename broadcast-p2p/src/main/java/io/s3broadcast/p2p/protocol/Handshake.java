@@ -1,45 +1,55 @@
 package io.s3broadcast.p2p.protocol;
 
-import io.s3broadcast.spi.PieceLayout;
 import java.nio.charset.StandardCharsets;
+import java.security.SecureRandom;
+import java.util.Arrays;
+import java.util.HexFormat;
 import java.util.Objects;
 
 /**
- * The first message each side sends, exactly once. The peer accepts it when the version, the group and the piece
- * layout equal its own, the node id differs from its own and {@code maxFrameLength} can carry the largest message
- * the peer has to send.
+ * The first message each side sends, exactly once: who the sender is and a fresh random nonce to be challenged
+ * with. It carries nothing a stranger should learn: the object's layout travels in {@link Auth}, after the
+ * dialler has proved that it holds the group's secret.
  *
- * <p>Body (26 + g + n bytes): magic {@code "S3BC"} (4), version (uint16), object size (int64), piece size
- * (int32), max frame length (int32), listen port (uint16), group length g (uint8, 1-255), group (g bytes of
- * UTF-8), node id length n (uint8, 1-255), node id (n bytes of UTF-8).
+ * <p>Body (41 + g + n bytes): magic {@code "S3BC"} (4), version (uint16), flags (uint8: bit 0 set when the sender
+ * authenticates with a secret, clear in insecure mode), nonce ({@value #NONCE_BYTES} random bytes), group length g
+ * (uint8, 1-255), group (g bytes of UTF-8), node id length n (uint8, 1-255), node id (n bytes of UTF-8).
  *
  * @param version the protocol version the sender speaks, {@link #VERSION} for this code
- * @param group which broadcast the sender belongs to: the group's hash (the registry's {@code GroupId.hash()},
- *     derived from bucket, key, ETag and group name), compared byte for byte
+ * @param group which broadcast the sender belongs to: the group's hash (the registry's {@code GroupId.hash()}),
+ *     compared byte for byte
  * @param nodeId the sender's node id, unique in the group
- * @param listenPort the TCP port the sender accepts peers on, or 0 when it does not
- * @param objectSize size of the object in bytes
- * @param pieceSize the piece size in bytes
- * @param maxFrameLength the largest frame (bytes after the length field) the sender accepts
+ * @param nonce {@value #NONCE_BYTES} random bytes, new for every connection; the peer's {@link Auth} MAC covers it
+ * @param authenticated true when the sender has a secret, false in insecure mode
  */
-public record Handshake(
-        int version, String group, String nodeId, int listenPort, long objectSize, int pieceSize,
-        int maxFrameLength) implements PeerMessage {
+public record Handshake(int version, String group, String nodeId, byte[] nonce, boolean authenticated)
+        implements PeerMessage {
 
     /** {@code "S3BC"} in ASCII, the first 4 bytes of the body. */
     public static final int MAGIC = 0x53334243;
 
     /** The protocol version this code speaks. */
-    public static final int VERSION = 1;
+    public static final int VERSION = 2;
 
     /** Longest group and longest node id, in UTF-8 bytes. */
     public static final int MAX_STRING_BYTES = 255;
 
+    /** Bytes of the nonce. */
+    public static final int NONCE_BYTES = 32;
+
+    /** Flag bit: the sender authenticates with a secret. */
+    static final int FLAG_AUTHENTICATED = 1;
+
     /** Body bytes besides the group and node id. */
-    static final int FIXED_BODY_LENGTH = 4 + 2 + 8 + 4 + 4 + 2 + 1 + 1;
+    static final int FIXED_BODY_LENGTH = 4 + 2 + 1 + NONCE_BYTES + 1 + 1;
+
+    /** Offset of the group's length byte in the body; the group follows it. */
+    public static final int GROUP_LENGTH_BODY_OFFSET = 4 + 2 + 1 + NONCE_BYTES;
 
     /** Longest body. */
     public static final int MAX_BODY_LENGTH = FIXED_BODY_LENGTH + 2 * MAX_STRING_BYTES;
+
+    private static final SecureRandom RANDOM = new SecureRandom();
 
     public Handshake {
         if (version < 0 || version > 0xFFFF) {
@@ -47,13 +57,11 @@ public record Handshake(
         }
         checkString(group, "group");
         checkString(nodeId, "nodeId");
-        if (listenPort < 0 || listenPort > 0xFFFF) {
-            throw new IllegalArgumentException("listenPort must be 0-65535, was " + listenPort);
+        Objects.requireNonNull(nonce, "nonce");
+        if (nonce.length != NONCE_BYTES) {
+            throw new IllegalArgumentException("nonce must have " + NONCE_BYTES + " bytes, has " + nonce.length);
         }
-        new PieceLayout(objectSize, pieceSize); // validates both
-        if (maxFrameLength <= 0) {
-            throw new IllegalArgumentException("maxFrameLength must be > 0, was " + maxFrameLength);
-        }
+        nonce = nonce.clone();
     }
 
     private static void checkString(String value, String name) {
@@ -63,17 +71,42 @@ public record Handshake(
         }
     }
 
-    /** Our handshake for this code's {@link #VERSION}. */
-    public static Handshake of(String group, String nodeId, int listenPort, PieceLayout layout, int maxFrameLength) {
-        return new Handshake(VERSION, group, nodeId, listenPort, layout.objectSize(), layout.pieceSize(), maxFrameLength);
+    /** Our handshake for this code's {@link #VERSION}, with a fresh random nonce. */
+    public static Handshake of(String group, String nodeId, boolean authenticated) {
+        byte[] nonce = new byte[NONCE_BYTES];
+        RANDOM.nextBytes(nonce);
+        return new Handshake(VERSION, group, nodeId, nonce, authenticated);
     }
 
-    public PieceLayout layout() {
-        return new PieceLayout(objectSize, pieceSize);
+    @Override
+    public byte[] nonce() {
+        return nonce.clone();
+    }
+
+    /** The nonce without a copy; the caller must not change it. */
+    byte[] nonceUnsafe() {
+        return nonce;
     }
 
     @Override
     public MessageType type() {
         return MessageType.HANDSHAKE;
+    }
+
+    @Override
+    public boolean equals(Object o) {
+        return o instanceof Handshake h && h.version == version && h.group.equals(group) && h.nodeId.equals(nodeId)
+                && Arrays.equals(h.nonce, nonce) && h.authenticated == authenticated;
+    }
+
+    @Override
+    public int hashCode() {
+        return Objects.hash(version, group, nodeId, Arrays.hashCode(nonce), authenticated);
+    }
+
+    @Override
+    public String toString() {
+        return "Handshake[version=" + version + ", group=" + group + ", nodeId=" + nodeId + ", nonce="
+                + HexFormat.of().formatHex(nonce, 0, 4) + "…, authenticated=" + authenticated + "]";
     }
 }

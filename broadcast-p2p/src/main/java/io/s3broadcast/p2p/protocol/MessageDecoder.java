@@ -15,7 +15,8 @@ import java.util.List;
  * Turns one frame (type byte and body, from {@link FrameDecoder}) into one {@link PeerMessage}, checking everything
  * a peer could get wrong: an unknown type, a body of the wrong length, a piece index outside the layout, a piece of
  * the wrong length, a bitfield of the wrong length or with spare bits set, a bad handshake or goodbye, overlapping
- * works, and messages out of order (the first message must be the handshake, and there is only one).
+ * works, and messages out of order (the handshake comes first, then the peer's {@code AUTH} or a goodbye, and
+ * there is one of each).
  *
  * <p>Piece indexes are checked against our own {@link PieceLayout}: the handshake refuses a peer whose layout
  * differs, so after it both sides share one.
@@ -32,7 +33,9 @@ final class MessageDecoder extends MessageToMessageDecoder<ByteBuf> {
     private enum State {
         /** Nothing received yet; only a handshake is allowed. */
         AWAIT_HANDSHAKE,
-        /** Handshake received; anything but another handshake is allowed. */
+        /** Handshake received; only the peer's proof ({@code AUTH}) or a goodbye is allowed. */
+        AWAIT_AUTH,
+        /** Authenticated; anything but another handshake or proof is allowed. */
         READY,
         /** A violation was seen; everything is dropped. */
         BAD
@@ -71,14 +74,24 @@ final class MessageDecoder extends MessageToMessageDecoder<ByteBuf> {
         if (state == State.AWAIT_HANDSHAKE && type != MessageType.HANDSHAKE) {
             throw new ProtocolException("expected HANDSHAKE first, got " + type);
         }
-        if (state == State.READY && type == MessageType.HANDSHAKE) {
+        if (state != State.AWAIT_HANDSHAKE && type == MessageType.HANDSHAKE) {
             throw new ProtocolException("second HANDSHAKE");
+        }
+        if (state == State.AWAIT_AUTH && type != MessageType.AUTH && type != MessageType.GOODBYE) {
+            throw new ProtocolException("expected AUTH after the handshake, got " + type);
+        }
+        if (state == State.READY && type == MessageType.AUTH) {
+            throw new ProtocolException("second AUTH");
         }
         switch (type) {
             case HANDSHAKE:
                 Handshake handshake = handshake(frame);
-                state = State.READY;
+                state = State.AWAIT_AUTH;
                 return handshake;
+            case AUTH:
+                Auth auth = auth(frame);
+                state = State.READY;
+                return auth;
             case CHOKE:
                 return empty(frame, type, Choke.INSTANCE);
             case UNCHOKE:
@@ -159,10 +172,12 @@ final class MessageDecoder extends MessageToMessageDecoder<ByteBuf> {
             throw new ProtocolException("peer speaks protocol version " + version + ", this node speaks "
                     + Handshake.VERSION);
         }
-        long objectSize = body.readLong();
-        int pieceSize = body.readInt();
-        int maxFrameLength = body.readInt();
-        int listenPort = body.readUnsignedShort();
+        int flags = body.readUnsignedByte();
+        if ((flags & ~Handshake.FLAG_AUTHENTICATED) != 0) {
+            throw new ProtocolException(String.format("HANDSHAKE with unknown flags 0x%02x", flags));
+        }
+        byte[] nonce = new byte[Handshake.NONCE_BYTES];
+        body.readBytes(nonce);
         String group = string(body, "group");
         if (!body.isReadable()) {
             throw new ProtocolException("HANDSHAKE ends before the node id");
@@ -172,10 +187,24 @@ final class MessageDecoder extends MessageToMessageDecoder<ByteBuf> {
             throw new ProtocolException("HANDSHAKE has " + body.readableBytes() + " bytes after the node id");
         }
         try {
-            return new Handshake(version, group, nodeId, listenPort, objectSize, pieceSize,
-                    maxFrameLength);
+            return new Handshake(version, group, nodeId, nonce, (flags & Handshake.FLAG_AUTHENTICATED) != 0);
         } catch (IllegalArgumentException e) {
             throw new ProtocolException("bad HANDSHAKE: " + e.getMessage(), e);
+        }
+    }
+
+    private static Auth auth(ByteBuf body) {
+        checkLength(body, MessageType.AUTH, Auth.BODY_LENGTH);
+        byte[] mac = new byte[Auth.MAC_BYTES];
+        body.readBytes(mac);
+        long objectSize = body.readLong();
+        int pieceSize = body.readInt();
+        int maxFrameLength = body.readInt();
+        int listenPort = body.readUnsignedShort();
+        try {
+            return new Auth(mac, objectSize, pieceSize, maxFrameLength, listenPort);
+        } catch (IllegalArgumentException e) {
+            throw new ProtocolException("bad AUTH: " + e.getMessage(), e);
         }
     }
 

@@ -80,6 +80,15 @@ final class MessageEncoder extends MessageToMessageEncoder<Object> {
             case HANDSHAKE:
                 out.add(handshake(ctx, (Handshake) message));
                 break;
+            case AUTH:
+                Auth auth = (Auth) message;
+                out.add(frame(ctx, type, Auth.BODY_LENGTH)
+                        .writeBytes(auth.macUnsafe())
+                        .writeLong(auth.objectSize())
+                        .writeInt(auth.pieceSize())
+                        .writeInt(auth.maxFrameLength())
+                        .writeShort(auth.listenPort()));
+                break;
             case GOODBYE:
                 Goodbye goodbye = (Goodbye) message;
                 byte[] detail = goodbye.detail().getBytes(StandardCharsets.UTF_8);
@@ -126,10 +135,8 @@ final class MessageEncoder extends MessageToMessageEncoder<Object> {
         return frame(ctx, MessageType.HANDSHAKE, Handshake.FIXED_BODY_LENGTH + group.length + nodeId.length)
                 .writeInt(Handshake.MAGIC)
                 .writeShort(h.version())
-                .writeLong(h.objectSize())
-                .writeInt(h.pieceSize())
-                .writeInt(h.maxFrameLength())
-                .writeShort(h.listenPort())
+                .writeByte(h.authenticated() ? Handshake.FLAG_AUTHENTICATED : 0)
+                .writeBytes(h.nonceUnsafe())
                 .writeByte(group.length)
                 .writeBytes(group)
                 .writeByte(nodeId.length)

@@ -19,6 +19,7 @@ public enum MessageType {
     KEEP_ALIVE(0x21),
     DONE(0x22),
     GOODBYE(0x23),
+    AUTH(0x24),
     GIVE_WORK_REQUEST(0x30),
     GIVE_WORK_RESPONSE(0x31),
     WORKS_LEFT(0x32);

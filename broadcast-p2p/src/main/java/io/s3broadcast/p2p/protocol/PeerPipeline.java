@@ -16,12 +16,14 @@ import java.util.function.Supplier;
  *   {@value #FRAME_DECODER}   cuts frames, hard size limit
  *   {@value #MESSAGE_DECODER} frame -&gt; {@link PeerMessage}, validates
  *   {@value #MESSAGE_ENCODER} {@link PeerMessage} -&gt; frame (shared, stateless)
- *   {@value #HANDSHAKE}       sends and checks handshakes, then removes itself
+ *   {@value #TLS}             TLS, when configured (first)
+ *   {@value #HANDSHAKE}       handshakes and proofs of the group secret, then removes itself
  *   {@value #EXCHANGE}        the exchange handler, if one was given
  * </pre>
  *
- * <p>The exchange handler gets {@link HandshakeCompleted} as a user event before any other message of the peer.
- * Put a TLS handler, if any, in front of these ({@link PieceWriter} then copies instead of using a FileRegion).
+ * <p>The exchange handler gets {@link HandshakeCompleted} as a user event before any other message of the peer, and
+ * only once the peer has proved that it holds the group's secret. With TLS ({@link Builder#tls}) an
+ * {@code SslHandler} goes first ({@link PieceWriter} then copies instead of using a FileRegion).
  *
  * <p>Immutable and reusable: one instance serves every connection of a node, inbound and outbound.
  */
@@ -32,11 +34,26 @@ public final class PeerPipeline {
     public static final String MESSAGE_ENCODER = "messageEncoder";
     public static final String HANDSHAKE = "handshake";
     public static final String EXCHANGE = "exchange";
+    public static final String TLS = "tls";
+
+    /** Which end of the connection this node is: the dialling side proves itself first. */
+    public enum Side {
+        /** This node opened the connection. */
+        DIALER,
+        /** This node accepted the connection. */
+        ACCEPTOR
+    }
 
     /** How long we wait for the peer's handshake unless told otherwise. */
     public static final Duration DEFAULT_HANDSHAKE_TIMEOUT = Duration.ofSeconds(10);
 
-    private final Handshake localHandshake;
+    private final String group;
+    private final String nodeId;
+    private final int listenPort;
+    private final PieceLayout layout;
+    private final int maxFrameLength;
+    private final PeerAuthenticator authenticator;
+    private final PeerTls tls;
     private final Duration handshakeTimeout;
     private final Supplier<? extends ChannelHandler> exchangeHandler;
 
@@ -48,8 +65,17 @@ public final class PeerPipeline {
             throw new IllegalArgumentException("maxFrameLength " + maxFrameLength + " is below " + minimum
                     + ", the largest message of this layout");
         }
-        this.localHandshake = Handshake.of(Objects.requireNonNull(b.group, "group"),
-                Objects.requireNonNull(b.nodeId, "nodeId"), b.listenPort, layout, maxFrameLength);
+        if (b.authenticator == null) {
+            throw new IllegalStateException("no group secret: set secret(...) or, to accept any peer, insecure()");
+        }
+        Handshake.of(Objects.requireNonNull(b.group, "group"), Objects.requireNonNull(b.nodeId, "nodeId"), true);
+        this.group = b.group;
+        this.nodeId = b.nodeId;
+        this.listenPort = b.listenPort;
+        this.layout = layout;
+        this.maxFrameLength = maxFrameLength;
+        this.authenticator = b.authenticator;
+        this.tls = b.tls;
         this.handshakeTimeout = b.handshakeTimeout;
         this.exchangeHandler = b.exchangeHandler;
     }
@@ -58,45 +84,67 @@ public final class PeerPipeline {
         return new Builder();
     }
 
-    /** The handshake this node sends. */
-    public Handshake localHandshake() {
-        return localHandshake;
+    /** A handshake this node sends, with a fresh nonce (each connection gets its own). */
+    public Handshake newHandshake() {
+        return Handshake.of(group, nodeId, authenticator.authenticated());
     }
 
     public PieceLayout layout() {
-        return localHandshake.layout();
+        return layout;
     }
 
     public int maxFrameLength() {
-        return localHandshake.maxFrameLength();
+        return maxFrameLength;
+    }
+
+    public int listenPort() {
+        return listenPort;
+    }
+
+    /** Whether this node authenticates peers with a secret (false: insecure). */
+    public boolean authenticated() {
+        return authenticator.authenticated();
+    }
+
+    /** Whether connections run over TLS. */
+    public boolean tls() {
+        return tls != null;
     }
 
     public Duration handshakeTimeout() {
         return handshakeTimeout;
     }
 
-    /** Adds the handlers to the end of {@code pipeline}, in the order above. */
-    public void configure(ChannelPipeline pipeline) {
+    /** Adds the handlers to the end of {@code pipeline}, in the order above, for this node as {@code side}. */
+    public void configure(ChannelPipeline pipeline, Side side) {
+        Objects.requireNonNull(side, "side");
+        if (tls != null) {
+            pipeline.addLast(TLS, tls.newHandler(pipeline.channel(), side));
+        }
         pipeline.addLast(FRAME_DECODER, new FrameDecoder(maxFrameLength()));
         pipeline.addLast(MESSAGE_DECODER, new MessageDecoder(layout()));
         pipeline.addLast(MESSAGE_ENCODER, MessageEncoder.INSTANCE);
-        pipeline.addLast(HANDSHAKE, new HandshakeHandler(localHandshake, handshakeTimeout.toNanos()));
+        pipeline.addLast(HANDSHAKE, new HandshakeHandler(newHandshake(), side, authenticator, layout, maxFrameLength,
+                listenPort, handshakeTimeout.toNanos()));
         if (exchangeHandler != null) {
             pipeline.addLast(EXCHANGE, Objects.requireNonNull(exchangeHandler.get(), "exchange handler"));
         }
     }
 
-    /** A channel initializer that {@link #configure configures} each new channel. */
-    public ChannelInitializer<Channel> initializer() {
+    /** A channel initializer that {@link #configure configures} each new channel for this node as {@code side}. */
+    public ChannelInitializer<Channel> initializer(Side side) {
         return new ChannelInitializer<>() {
             @Override
             protected void initChannel(Channel ch) {
-                configure(ch.pipeline());
+                configure(ch.pipeline(), side);
             }
         };
     }
 
-    /** Builds a {@link PeerPipeline}; group, node id and layout are required. */
+    /**
+     * Builds a {@link PeerPipeline}; group, node id, layout and either a secret or {@link Builder#insecure()} are
+     * required.
+     */
     public static final class Builder {
 
         private String group;
@@ -106,8 +154,31 @@ public final class PeerPipeline {
         private int maxFrameLength;
         private Duration handshakeTimeout = DEFAULT_HANDSHAKE_TIMEOUT;
         private Supplier<? extends ChannelHandler> exchangeHandler;
+        private PeerAuthenticator authenticator;
+        private PeerTls tls;
 
         private Builder() {
+        }
+
+        /**
+         * The group's secret: a peer must prove that it holds the same bytes (at least
+         * {@value PeerAuthenticator#MIN_SECRET_BYTES}) before it gets anything but our handshake.
+         */
+        public Builder secret(byte[] secret) {
+            this.authenticator = PeerAuthenticator.withSecret(secret);
+            return this;
+        }
+
+        /** No secret: any peer that is insecure too is accepted. Only for trusted networks. */
+        public Builder insecure() {
+            this.authenticator = PeerAuthenticator.insecure();
+            return this;
+        }
+
+        /** TLS (and with a trust store on both sides, mutual TLS) under the protocol; default none. */
+        public Builder tls(PeerTls tls) {
+            this.tls = Objects.requireNonNull(tls, "tls");
+            return this;
         }
 
         /**

@@ -1,5 +1,11 @@
 package io.s3broadcast.p2p.registry;
 
+import org.apache.zookeeper.KeeperException;
+
+import java.util.Optional;
+
+import java.security.SecureRandom;
+
 import io.s3broadcast.registry.AbstractNodeRegistry;
 import io.s3broadcast.registry.NodeEntry;
 import io.s3broadcast.registry.NodeInfo;
@@ -47,6 +53,7 @@ public final class ZooKeeperRegistry extends AbstractNodeRegistry {
     private final boolean ownsClient;
     private final String where;
     private final String groupPath;
+    private final String secretPath;
     private final Clock clock;
     private final Duration operationTimeout;
     private final ConnectionStateListener connectionListener = this::connectionChanged;
@@ -62,6 +69,7 @@ public final class ZooKeeperRegistry extends AbstractNodeRegistry {
         this.ownsClient = ownsClient;
         this.where = where;
         this.groupPath = basePath + "/" + config.group().hash();
+        this.secretPath = basePath + "/" + SECRET_NAME;
         this.clock = config.clock();
         this.operationTimeout = config.operationTimeout();
     }
@@ -97,6 +105,38 @@ public final class ZooKeeperRegistry extends AbstractNodeRegistry {
     }
 
     /** The znode under which this group's members live. */
+    /** Name of the znode, under the base path, that holds the group secret of every group there. */
+    public static final String SECRET_NAME = "s3broadcast-secret";
+
+    /**
+     * The secret in {@code <path>/s3broadcast-secret}, shared by every group under the path: read it, or create it
+     * (a create fails if another node created it first, then that one is read).
+     */
+    @Override
+    public Optional<byte[]> groupSecret() {
+        try {
+            byte[] secret = new byte[32];
+            new SecureRandom().nextBytes(secret);
+            try {
+                client.create().creatingParentContainersIfNeeded().forPath(secretPath, secret);
+                log.info("{}: created the group secret {} (whoever can read it can join)", this, secretPath);
+            } catch (KeeperException.NodeExistsException e) {
+                // Another node created it first.
+            }
+            byte[] stored = client.getData().forPath(secretPath);
+            if (stored == null || stored.length < 16) {
+                throw new RegistryException("the group secret " + secretPath + " at " + where + " has fewer than 16 bytes:"
+                        + " delete it (a new one is generated) or configure a secret");
+            }
+            return Optional.of(stored);
+        } catch (RegistryException e) {
+            throw e;
+        } catch (Exception e) {
+            throw new RegistryException("could not read or create the group secret " + secretPath + " at " + where + ": "
+                    + e, e);
+        }
+    }
+
     public String groupPath() {
         return groupPath;
     }

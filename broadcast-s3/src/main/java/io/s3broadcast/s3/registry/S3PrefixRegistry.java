@@ -16,6 +16,7 @@ import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
+import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
@@ -38,6 +39,8 @@ import software.amazon.awssdk.services.s3.model.GetObjectResponse;
 import software.amazon.awssdk.services.s3.model.ListObjectsV2Response;
 import software.amazon.awssdk.services.s3.model.NoSuchKeyException;
 import software.amazon.awssdk.services.s3.model.S3Object;
+import software.amazon.awssdk.services.s3.model.S3Exception;
+import java.security.SecureRandom;
 
 /**
  * Each member is one object {@code <prefix>/<group hash>/<node id>} holding its {@link NodeEntry} (id, host,
@@ -62,6 +65,7 @@ public final class S3PrefixRegistry extends AbstractNodeRegistry {
     private final boolean ownsClient;
     private final String bucket;
     private final String groupPrefix;
+    private final String secretKey;
     private final Clock clock;
     private final ScheduledExecutorService scheduler;
     private final boolean ownsScheduler;
@@ -87,6 +91,7 @@ public final class S3PrefixRegistry extends AbstractNodeRegistry {
         this.bucket = Objects.requireNonNull(bucket, "bucket");
         String p = Objects.requireNonNull(prefix, "prefix");
         this.groupPrefix = (p.isEmpty() ? "" : p + "/") + config.group().hash() + "/";
+        this.secretKey = (p.isEmpty() ? "" : p + "/") + SECRET_NAME;
         this.clock = config.clock();
         this.ownsScheduler = config.scheduler() == null;
         this.scheduler = ownsScheduler ? Executors.newSingleThreadScheduledExecutor(r -> {
@@ -117,6 +122,58 @@ public final class S3PrefixRegistry extends AbstractNodeRegistry {
     /** {@code s3://bucket/<prefix>/<group hash>/}, where this group's entries live. */
     public String location() {
         return "s3://" + bucket + "/" + groupPrefix;
+    }
+
+    /** Name of the object, under the registry's prefix, that holds the group secret of every group there. */
+    public static final String SECRET_NAME = "s3broadcast-secret";
+
+    /**
+     * The secret at {@code <prefix>/s3broadcast-secret}, shared by every group under the prefix: read it, or create
+     * it with {@code If-None-Match: *} so that of nodes racing to create it exactly one wins, then read it back.
+     */
+    @Override
+    public Optional<byte[]> groupSecret() {
+        String where = "s3://" + bucket + "/" + secretKey;
+        Optional<byte[]> existing = readSecret(where);
+        if (existing.isPresent()) {
+            return existing;
+        }
+        byte[] secret = new byte[32];
+        new SecureRandom().nextBytes(secret);
+        try {
+            await(s3.putObject(b -> b.bucket(bucket).key(secretKey).ifNoneMatch("*")
+                            .contentType("application/octet-stream")
+                            .overrideConfiguration(o -> o.apiCallTimeout(operationTimeout)),
+                    AsyncRequestBody.fromBytes(secret)), "create " + where);
+            log.info("{}: created the group secret {} (whoever can read it can join)", this, where);
+        } catch (RegistryException e) {
+            if (!(e.getCause() instanceof S3Exception s3e) || (s3e.statusCode() != 412 && s3e.statusCode() != 409)) {
+                throw new RegistryException("could not create the group secret " + where + ": " + e.getMessage()
+                        + "; if this S3 backend does not support conditional writes (If-None-Match), configure a"
+                        + " secret (s3broadcast.secret, S3BROADCAST_SECRET or --secret-file)", e);
+            }
+            // Another node created it first: use that one.
+        }
+        return Optional.of(readSecret(where).orElseThrow(() -> new RegistryException("the group secret " + where
+                + " vanished right after it was written; is something deleting it?")));
+    }
+
+    private Optional<byte[]> readSecret(String where) {
+        try {
+            byte[] bytes = await(s3.getObject(b -> b.bucket(bucket).key(secretKey)
+                            .overrideConfiguration(o -> o.apiCallTimeout(operationTimeout)),
+                    AsyncResponseTransformer.toBytes()), "read " + where).asByteArray();
+            if (bytes.length < 16) {
+                throw new RegistryException("the group secret " + where + " has " + bytes.length
+                        + " bytes, fewer than 16: delete it (a new one is generated) or configure a secret");
+            }
+            return Optional.of(bytes);
+        } catch (RegistryException e) {
+            if (e.getCause() instanceof NoSuchKeyException) {
+                return Optional.empty();
+            }
+            throw e;
+        }
     }
 
     @Override
