@@ -93,6 +93,9 @@ final class LocalCluster {
         List<Broadcast> broadcasts = new ArrayList<>();
         try {
             List<Integer> ports = options.strategy().isCluster() ? freePorts(n) : List.of();
+            // One JVM, so one random secret for the trial's nodes: strangers on the machine still get nothing.
+            byte[] secret = new byte[32];
+            new java.security.SecureRandom().nextBytes(secret);
             String registry = "static:" + ports.stream().map(p -> LOOPBACK + ":" + p).collect(Collectors.joining(","));
             List<String> ids = new ArrayList<>();
             List<Path> files = new ArrayList<>();
@@ -111,6 +114,7 @@ final class LocalCluster {
                         .strategy(options.strategy()).nodeId(id);
                 if (options.strategy().isCluster()) {
                     builder.registry(registry)
+                            .secret(secret)
                             .listen(new InetSocketAddress(LOOPBACK, ports.get(i)))
                             .advertisedHost(LOOPBACK)
                             .expectNodes(n, options.expectTimeout());

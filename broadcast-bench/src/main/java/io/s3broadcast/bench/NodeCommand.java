@@ -105,6 +105,9 @@ final class NodeCommand implements Callable<Integer> {
     @Mixin
     NodeTuning tuning;
 
+    @Mixin
+    PeerSecurityOptions security;
+
     @Override
     public Integer call() throws Exception {
         double loadBefore = Machine.loadAverage();
@@ -142,6 +145,7 @@ final class NodeCommand implements Callable<Integer> {
             builder.expectNodes(expect, expectTimeout);
         }
         tuning.applyTo(builder);
+        security.applyTo(builder);
 
         PrintWriter stdout = spec.commandLine().getOut();
         String listenText = listen != null ? listen.getHostString() + ":" + listen.getPort() : null;

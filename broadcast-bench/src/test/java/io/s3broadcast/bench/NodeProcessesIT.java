@@ -109,6 +109,7 @@ class NodeProcessesIT {
             env.put("AWS_SESSION_TOKEN", session.sessionToken());
         }
         env.put("AWS_REGION", s3.region().id());
+        env.put("S3BROADCAST_SECRET", "node-processes-it-secret-0123456789"); // the static registry needs one
         return new Node(name, pb.start(), dir);
     }
 

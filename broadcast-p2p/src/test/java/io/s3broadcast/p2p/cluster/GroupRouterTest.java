@@ -26,6 +26,7 @@ class GroupRouterTest {
 
     private static final PieceLayout LAYOUT = new PieceLayout(10_037, 1000);
     private static final String GROUP = "0123456789abcdef0123456789abcdef";
+    private static final byte[] SECRET = "group-router-test-secret".getBytes(java.nio.charset.StandardCharsets.US_ASCII);
 
     /** A run that installs a pipeline for {@code group} and records what its exchange handler hears. */
     private static final class Run implements GroupRouter.Target {
@@ -34,7 +35,7 @@ class GroupRouterTest {
         boolean refuse;
 
         Run(String group) {
-            pipeline = PeerPipeline.builder().group(group).nodeId("server").layout(LAYOUT)
+            pipeline = PeerPipeline.builder().group(group).nodeId("server").layout(LAYOUT).secret(SECRET)
                     .exchangeHandler(() -> new ChannelInboundHandlerAdapter() {
                         @Override
                         public void userEventTriggered(ChannelHandlerContext ctx, Object evt) {
@@ -48,7 +49,7 @@ class GroupRouterTest {
             if (refuse) {
                 return false;
             }
-            pipeline.configure(channel.pipeline());
+            pipeline.configure(channel.pipeline(), PeerPipeline.Side.ACCEPTOR);
             return true;
         }
     }
@@ -56,7 +57,8 @@ class GroupRouterTest {
     /** The bytes a peer of {@code group} sends first: its handshake. */
     private static ByteBuf handshakeOf(String group) {
         EmbeddedChannel client = new EmbeddedChannel();
-        PeerPipeline.builder().group(group).nodeId("client").layout(LAYOUT).build().configure(client.pipeline());
+        PeerPipeline.builder().group(group).nodeId("client").layout(LAYOUT).secret(SECRET).build()
+                .configure(client.pipeline(), PeerPipeline.Side.DIALER);
         ByteBuf out = Unpooled.buffer();
         for (ByteBuf b; (b = client.readOutbound()) != null; ) {
             out.writeBytes(b);
@@ -85,16 +87,31 @@ class GroupRouterTest {
         Run run = new Run(GROUP);
         router.register(GROUP, run);
         EmbeddedChannel ch = new EmbeddedChannel(router.newHandler());
-        feedByteByByte(ch, handshakeOf(GROUP));
+        EmbeddedChannel client = new EmbeddedChannel();
+        PeerPipeline.builder().group(GROUP).nodeId("client").layout(LAYOUT).secret(SECRET).build()
+                .configure(client.pipeline(), PeerPipeline.Side.DIALER);
+        feedByteByByte(ch, drain(client));
         assertNull(ch.pipeline().get(GroupRouter.Handler.class), "the router removed itself");
+        assertTrue(run.events.isEmpty(), "nothing before the client proved the secret");
+        client.writeInbound(drain(ch)); // the run's handshake; the client answers with its proof
+        ch.writeInbound(drain(client));
         assertEquals(1, run.events.size());
         HandshakeCompleted hc = assertInstanceOf(HandshakeCompleted.class, run.events.get(0));
         assertEquals("client", hc.peerNodeId());
-        ByteBuf answer = ch.readOutbound();
-        assertNotNull(answer, "the run's handshake went out");
+        ByteBuf answer = drain(ch);
+        assertTrue(answer.isReadable(), "the run's proof went out");
         answer.release();
-        releaseOutbound(ch);
+        client.finishAndReleaseAll();
         assertFalse(ch.finishAndReleaseAll());
+    }
+
+    private static ByteBuf drain(EmbeddedChannel ch) {
+        ByteBuf out = Unpooled.buffer();
+        for (ByteBuf b; (b = ch.readOutbound()) != null; ) {
+            out.writeBytes(b);
+            b.release();
+        }
+        return out;
     }
 
     @Test
@@ -107,7 +124,7 @@ class GroupRouterTest {
         Run run = new Run(GROUP);
         router.register(GROUP, run);
         ch.runPendingTasks();
-        assertEquals(1, run.events.size());
+        assertNull(ch.pipeline().get(GroupRouter.Handler.class), "handed to the run");
         releaseOutbound(ch);
         assertFalse(ch.finishAndReleaseAll());
     }

@@ -42,6 +42,9 @@ final class Swarm implements AutoCloseable {
     private final S3Fixture s3;
     private final Strategy strategy;
 
+    /** The group secret of swarms in a static registry. */
+    static final String SECRET = "swarm-test-secret-0123456789";
+
     private Swarm(S3Fixture s3, Path dir, Strategy strategy, int n, String registry, IntFunction<FetchListener> listeners,
             String idPrefix) {
         this.s3 = s3;
@@ -73,6 +76,9 @@ final class Swarm implements AutoCloseable {
                     .connections(4)
                     .workSize(4)
                     .linger(Duration.ofSeconds(10));
+            if (spec.startsWith("static:")) {
+                b.secret(SECRET); // an S3 or ZooKeeper registry generates and holds one
+            }
             if (listeners != null) {
                 FetchListener l = listeners.apply(i);
                 if (l != null) {

@@ -58,15 +58,12 @@ class MalformedInputTest {
     }
 
     /** A handshake body with the given fields, in wire order. */
-    private static byte[] handshakeBody(int magic, int version, long objectSize, int pieceSize, int maxFrame,
-            byte[] group, int idLength, byte[] id) {
+    private static byte[] handshakeBody(int magic, int version, int flags, byte[] group, int idLength, byte[] id) {
         ByteBuf buf = Unpooled.buffer()
                 .writeInt(magic)
                 .writeShort(version)
-                .writeLong(objectSize)
-                .writeInt(pieceSize)
-                .writeInt(maxFrame)
-                .writeShort(7001)
+                .writeByte(flags)
+                .writeBytes(new byte[Handshake.NONCE_BYTES])
                 .writeByte(group.length)
                 .writeBytes(group)
                 .writeByte(idLength)
@@ -76,18 +73,34 @@ class MalformedInputTest {
         return out;
     }
 
-    private static ByteBuf handshake(int magic, int version, long objectSize, int pieceSize, int maxFrame,
-            int idLength, byte[] id) {
-        return frame(HANDSHAKE, handshakeBody(magic, version, objectSize, pieceSize, maxFrame, GROUP_BYTES, idLength, id));
+    private static ByteBuf handshake(int magic, int version, int idLength, byte[] id) {
+        return frame(HANDSHAKE, handshakeBody(magic, version, 1, GROUP_BYTES, idLength, id));
     }
+
+    /** An AUTH frame with the given layout fields after a zero MAC. */
+    private static ByteBuf auth(long objectSize, int pieceSize, int maxFrame) {
+        ByteBuf body = Unpooled.buffer().writeBytes(new byte[Auth.MAC_BYTES]).writeLong(objectSize).writeInt(pieceSize)
+                .writeInt(maxFrame).writeShort(7001);
+        byte[] out = new byte[body.readableBytes()];
+        body.readBytes(out);
+        return frame(AUTH, out);
+    }
+
+    private static final int AUTH = MessageType.AUTH.id();
 
     private static final byte[] GROUP_BYTES = GROUP.getBytes(StandardCharsets.US_ASCII);
 
-    /** A handshake body up to (not including) the group: magic, version, sizes, frame limit, port. */
+    /** A handshake body up to (not including) the group: magic, version, flags, nonce. */
     private static final byte[] FIXED_FIELDS = java.util.Arrays.copyOf(
-            handshakeBody(Handshake.MAGIC, Handshake.VERSION, 10_037, 1000, MAX_FRAME, new byte[0], 0, new byte[0]), 24);
+            handshakeBody(Handshake.MAGIC, Handshake.VERSION, 1, new byte[0], 0, new byte[0]),
+            Handshake.GROUP_LENGTH_BODY_OFFSET);
 
     private static final byte[] ID = "node-peer".getBytes(StandardCharsets.UTF_8);
+
+    /** Input that follows a valid handshake but comes before the peer's AUTH. */
+    private static Arguments beforeAuth(String name, Supplier<ByteBuf> input, String error) {
+        return Arguments.of(name, null, input, error);
+    }
 
     static Stream<Arguments> malformed() {
         int m = Handshake.MAGIC;
@@ -164,55 +177,66 @@ class MalformedInputTest {
                 first("unknown type before the handshake", () -> frame(0x47, ints(1)), "unknown message type 0x47"),
                 first("an HTTP request", () -> Unpooled.copiedBuffer("GET / HTTP/1.1\r\n\r\n",
                         StandardCharsets.US_ASCII), "exceeds the limit"),
-                first("handshake, bad magic", () -> handshake(0x42495454, v, 10_037, 1000, MAX_FRAME, ID.length, ID),
+                first("handshake, bad magic", () -> handshake(0x42495454, v, ID.length, ID),
                         "bad magic 0x42495454"),
-                first("handshake, version 2", () -> handshake(m, 2, 10_037, 1000, MAX_FRAME, ID.length, ID),
-                        "peer speaks protocol version 2, this node speaks 1"),
-                first("handshake, empty node id", () -> handshake(m, v, 10_037, 1000, MAX_FRAME, 0, new byte[0]),
+                first("handshake, version 1", () -> handshake(m, 1, ID.length, ID),
+                        "peer speaks protocol version 1, this node speaks 2"),
+                first("handshake, unknown flag", () -> frame(HANDSHAKE,
+                        handshakeBody(m, v, 0x81, GROUP_BYTES, ID.length, ID)), "unknown flags 0x81"),
+                first("handshake, empty node id", () -> handshake(m, v, 0, new byte[0]),
                         "empty node id"),
                 first("handshake, node id shorter than announced",
-                        () -> handshake(m, v, 10_037, 1000, MAX_FRAME, ID.length + 1, ID),
+                        () -> handshake(m, v, ID.length + 1, ID),
                         "HANDSHAKE announces a node id of 10 bytes, only 9 follow"),
                 first("handshake, trailing byte",
-                        () -> handshake(m, v, 10_037, 1000, MAX_FRAME, ID.length, concat(ID, bytes(0))),
+                        () -> handshake(m, v, ID.length, concat(ID, bytes(0))),
                         "HANDSHAKE has 1 bytes after the node id"),
                 first("handshake, empty group", () -> frame(HANDSHAKE,
-                        handshakeBody(m, v, 10_037, 1000, MAX_FRAME, new byte[0], ID.length, ID)), "empty group"),
+                        handshakeBody(m, v, 1, new byte[0], ID.length, ID)), "empty group"),
+                first("auth before the handshake", () -> auth(10_037, 1000, MAX_FRAME),
+                        "expected HANDSHAKE first, got AUTH"),
+                beforeAuth("have before auth", () -> frame(HAVE, ints(1)), "expected AUTH after the handshake, got HAVE"),
+                beforeAuth("request before auth", () -> frame(MessageType.REQUEST.id(), ints(1)),
+                        "expected AUTH after the handshake, got REQUEST"),
+                beforeAuth("auth, short body", () -> frame(AUTH, ints(1, 2)), "AUTH body has 8 bytes, expected 50"),
+                beforeAuth("auth, piece size 0", () -> auth(10_037, 0, MAX_FRAME), "bad AUTH: pieceSize must be > 0"),
+                beforeAuth("auth, negative object size", () -> auth(-1, 1000, MAX_FRAME),
+                        "bad AUTH: objectSize must be >= 0"),
+                beforeAuth("auth, too many pieces", () -> auth(Long.MAX_VALUE, 1, MAX_FRAME), "too many pieces"),
+                beforeAuth("auth, frame limit 0", () -> auth(10_037, 1000, 0), "bad AUTH: maxFrameLength must be > 0"),
+                afterHandshake("second auth", () -> auth(10_037, 1000, MAX_FRAME), "second AUTH"),
                 first("handshake, group longer than the rest", () -> frame(HANDSHAKE,
                         concat(FIXED_FIELDS, bytes(2, 'x'))), "HANDSHAKE announces a group of 2 bytes, only 1 follow"),
                 first("handshake, nothing after the group", () -> frame(HANDSHAKE,
                         concat(FIXED_FIELDS, bytes(1, 'x'))), "HANDSHAKE ends before the node id"),
                 first("handshake, node id not UTF-8",
-                        () -> handshake(m, v, 10_037, 1000, MAX_FRAME, 2, bytes(0xFF, 0xFE)), "node id is not valid UTF-8"),
-                first("handshake, piece size 0", () -> handshake(m, v, 10_037, 0, MAX_FRAME, ID.length, ID),
-                        "bad HANDSHAKE: pieceSize must be > 0"),
-                first("handshake, negative object size", () -> handshake(m, v, -1, 1000, MAX_FRAME, ID.length, ID),
-                        "bad HANDSHAKE: objectSize must be >= 0"),
-                first("handshake, too many pieces", () -> handshake(m, v, Long.MAX_VALUE, 1, MAX_FRAME, ID.length, ID),
-                        "too many pieces"),
-                first("handshake, frame limit 0", () -> handshake(m, v, 10_037, 1000, 0, ID.length, ID),
-                        "bad HANDSHAKE: maxFrameLength must be > 0"),
+                        () -> handshake(m, v, 2, bytes(0xFF, 0xFE)), "node id is not valid UTF-8"),
                 first("handshake, short body", () -> frame(HANDSHAKE, ints(Handshake.MAGIC, 1)),
                         "HANDSHAKE body has 8 bytes, expected at least"));
     }
 
     @ParameterizedTest(name = "{0}")
     @MethodSource("malformed")
-    void rejectedWhole(String name, boolean afterHandshake, Supplier<ByteBuf> input, String error) {
+    void rejectedWhole(String name, Boolean afterHandshake, Supplier<ByteBuf> input, String error) {
         assertRejected(afterHandshake, input.get(), false, error);
     }
 
     @ParameterizedTest(name = "{0}")
     @MethodSource("malformed")
-    void rejectedByteByByte(String name, boolean afterHandshake, Supplier<ByteBuf> input, String error) {
+    void rejectedByteByByte(String name, Boolean afterHandshake, Supplier<ByteBuf> input, String error) {
         assertRejected(afterHandshake, input.get(), true, error);
     }
 
-    private static void assertRejected(boolean afterHandshake, ByteBuf input, boolean byteByByte, String error) {
+    /** {@code afterHandshake}: true after handshake and AUTH, null after the handshake only, false first. */
+    private static void assertRejected(Boolean afterHandshake, ByteBuf input, boolean byteByByte, String error) {
         EmbeddedChannel ch = Wire.codecChannel();
-        if (afterHandshake) {
+        if (afterHandshake == null || afterHandshake) {
             ch.writeInbound(Wire.encode(PEER));
             assertThat(Wire.read(ch)).isEqualTo(PEER);
+        }
+        if (afterHandshake != null && afterHandshake) {
+            ch.writeInbound(Wire.encode(Wire.PEER_AUTH));
+            assertThat(Wire.read(ch)).isEqualTo(Wire.PEER_AUTH);
         }
         Throwable thrown = null;
         try {
@@ -240,7 +264,7 @@ class MalformedInputTest {
     void framesBeforeAViolationAreDeliveredAndFramesAfterItAreNot() {
         EmbeddedChannel ch = Wire.codecChannel();
         ByteBuf input = Unpooled.buffer();
-        input.writeBytes(Wire.encode(PEER)).writeBytes(Wire.encode(new Have(1)))
+        input.writeBytes(Wire.encode(PEER, Wire.PEER_AUTH)).writeBytes(Wire.encode(new Have(1)))
                 .writeBytes(frame(0x09)) // unknown type
                 .writeBytes(Wire.encode(new Have(2)));
         List<Object> events = new ArrayList<>();
@@ -254,7 +278,7 @@ class MalformedInputTest {
             events.add(o);
         }
         assertThat(thrown).hasMessageContaining("unknown message type");
-        assertThat(events).containsExactly(PEER, new Have(1));
+        assertThat(events).containsExactly(PEER, Wire.PEER_AUTH, new Have(1));
         assertThat(ch.isOpen()).isFalse();
         assertFalse(ch.finish());
     }

@@ -71,7 +71,8 @@ class MessageCodecTest {
                 message("works left", () -> new WorksLeft(123)),
                 message("goodbye", () -> new Goodbye(Goodbye.Reason.NORMAL)),
                 message("goodbye with detail", () -> new Goodbye(Goodbye.Reason.LAYOUT_MISMATCH, "détail ✓ 𝄞")),
-                message("handshake (as the peer's first message)", () -> PEER));
+                message("handshake (as the peer's first message)", () -> PEER),
+                message("auth (right after the handshake)", () -> Wire.PEER_AUTH));
     }
 
     @ParameterizedTest(name = "{0}")
@@ -90,7 +91,9 @@ class MessageCodecTest {
         PeerMessage expected = make.get();
         PeerMessage sent = make.get();
         boolean isHandshake = sent instanceof Handshake;
-        ByteBuf bytes = isHandshake ? Wire.encode(sent) : Wire.encode(PEER, sent);
+        boolean isAuth = sent instanceof Auth;
+        ByteBuf bytes = isHandshake ? Wire.encode(sent) : isAuth ? Wire.encode(PEER, sent)
+                : Wire.encode(PEER, Wire.PEER_AUTH, sent);
         EmbeddedChannel ch = Wire.codecChannel();
         List<Object> read = new ArrayList<>();
         try {
@@ -107,8 +110,10 @@ class MessageCodecTest {
             }
             if (isHandshake) {
                 assertThat(read).containsExactly(expected);
-            } else {
+            } else if (isAuth) {
                 assertThat(read).containsExactly(PEER, expected);
+            } else {
+                assertThat(read).containsExactly(PEER, Wire.PEER_AUTH, expected);
             }
             assertThat(ch.isOpen()).isTrue();
         } finally {
@@ -125,11 +130,13 @@ class MessageCodecTest {
         messages().forEach(args -> {
             @SuppressWarnings("unchecked")
             Supplier<PeerMessage> make = (Supplier<PeerMessage>) args.get()[1];
-            if (!(make.get() instanceof Handshake)) {
+            if (!(make.get() instanceof Handshake) && !(make.get() instanceof Auth)) {
                 expected.add(make.get());
                 sent.add(make.get());
             }
         });
+        sent.add(0, Wire.PEER_AUTH);
+        expected.add(0, Wire.PEER_AUTH);
         sent.add(0, PEER);
         expected.add(0, PEER);
         List<Object> decoded = Wire.decode(Wire.encode(sent.toArray()));
@@ -143,8 +150,8 @@ class MessageCodecTest {
 
     @Test
     void decodedPieceIsARetainedSliceItsReaderReleases() {
-        List<Object> decoded = Wire.decode(Wire.encode(PEER, piece(3, PIECE_3)));
-        Piece piece = (Piece) decoded.get(1);
+        List<Object> decoded = Wire.decode(Wire.encode(PEER, Wire.PEER_AUTH, piece(3, PIECE_3)));
+        Piece piece = (Piece) decoded.get(2);
         assertThat(piece.refCnt()).isEqualTo(1);
         assertThat(piece.crcMatches()).isTrue();
         assertThat(piece.release()).isTrue();
@@ -154,8 +161,8 @@ class MessageCodecTest {
     @Test
     void pieceWithWrongCrcIsDeliveredButDoesNotMatch() {
         ByteBuf data = Unpooled.wrappedBuffer(PIECE_3);
-        List<Object> decoded = Wire.decode(Wire.encode(PEER, new Piece(3, Piece.crc32c(data) ^ 1, data)));
-        Piece piece = (Piece) decoded.get(1);
+        List<Object> decoded = Wire.decode(Wire.encode(PEER, Wire.PEER_AUTH, new Piece(3, Piece.crc32c(data) ^ 1, data)));
+        Piece piece = (Piece) decoded.get(2);
         try {
             assertThat(piece.crcMatches()).isFalse();
         } finally {

@@ -71,16 +71,28 @@ class MessageEncoderTest {
 
     @Test
     void handshake() {
-        Handshake h = Handshake.of("g7", "n1", 0x1B58, Wire.LAYOUT, 0x10000);
-        assertThat(encoded(h)).isEqualTo("0000001f" + "20"
+        byte[] nonce = new byte[Handshake.NONCE_BYTES];
+        nonce[0] = (byte) 0xAB;
+        Handshake h = new Handshake(Handshake.VERSION, "g7", "n1", nonce, true);
+        assertThat(encoded(h)).isEqualTo("0000002e" + "20"
                 + "53334243" // magic "S3BC"
-                + "0001" // version
+                + "0002" // version
+                + "01" // flags: authenticated
+                + "ab" + "00".repeat(31) // nonce
+                + "02" + "6737" // group "g7"
+                + "02" + "6e31"); // node id "n1"
+    }
+
+    @Test
+    void auth() {
+        byte[] mac = new byte[Auth.MAC_BYTES];
+        mac[31] = 0x5A;
+        assertThat(encoded(new Auth(mac, 10_037, 1000, 0x10000, 0x1B58))).isEqualTo("00000033" + "24"
+                + "00".repeat(31) + "5a" // MAC
                 + "0000000000002735" // object size 10037
                 + "000003e8" // piece size 1000
                 + "00010000" // max frame length
-                + "1b58" // listen port 7000
-                + "02" + "6737" // group "g7"
-                + "02" + "6e31"); // node id "n1"
+                + "1b58"); // listen port 7000
     }
 
     @Test

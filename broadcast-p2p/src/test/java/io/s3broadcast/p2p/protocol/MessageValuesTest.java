@@ -79,14 +79,26 @@ class MessageValuesTest {
 
     @Test
     void handshakeValidatesItsFields() {
-        assertThatThrownBy(() -> Handshake.of(GROUP, "", 0, LAYOUT, 70_000)).hasMessageContaining("nodeId");
-        assertThatThrownBy(() -> Handshake.of(GROUP, "x".repeat(256), 0, LAYOUT, 70_000))
-                .hasMessageContaining("nodeId");
-        assertThat(Handshake.of(GROUP, "é".repeat(127), 0, LAYOUT, 70_000).nodeId()).hasSize(127);
-        assertThatThrownBy(() -> Handshake.of("", "n", 0, LAYOUT, 70_000)).hasMessageContaining("group");
-        assertThatThrownBy(() -> Handshake.of(GROUP, "n", 65_536, LAYOUT, 70_000)).hasMessageContaining("listenPort");
-        assertThatThrownBy(() -> Handshake.of(GROUP, "n", 0, LAYOUT, 0)).hasMessageContaining("maxFrameLength");
-        assertThat(Handshake.of(GROUP, "n", 0, LAYOUT, 70_000).layout()).isEqualTo(LAYOUT);
+        byte[] n = Wire.nonce(1);
+        int v = Handshake.VERSION;
+        assertThatThrownBy(() -> new Handshake(v, GROUP, "", n, true)).hasMessageContaining("nodeId");
+        assertThatThrownBy(() -> new Handshake(v, GROUP, "x".repeat(256), n, true)).hasMessageContaining("nodeId");
+        assertThat(new Handshake(v, GROUP, "é".repeat(127), n, true).nodeId()).hasSize(127);
+        assertThatThrownBy(() -> new Handshake(v, "", "n", n, true)).hasMessageContaining("group");
+        assertThatThrownBy(() -> new Handshake(v, GROUP, "n", new byte[31], true)).hasMessageContaining("nonce");
+        assertThat(Handshake.of(GROUP, "n", true).nonce()).hasSize(Handshake.NONCE_BYTES)
+                .isNotEqualTo(Handshake.of(GROUP, "n", true).nonce());
+        assertThat(Handshake.of(GROUP, "n", true).toString()).doesNotContain(GROUP.substring(0, 0) + "secret");
+    }
+
+    @Test
+    void authValidatesItsFields() {
+        byte[] mac = new byte[Auth.MAC_BYTES];
+        assertThatThrownBy(() -> new Auth(new byte[31], 10, 1, 70_000, 0)).hasMessageContaining("mac");
+        assertThatThrownBy(() -> new Auth(mac, 10, 1, 70_000, 65_536)).hasMessageContaining("listenPort");
+        assertThatThrownBy(() -> new Auth(mac, 10, 1, 0, 0)).hasMessageContaining("maxFrameLength");
+        assertThatThrownBy(() -> new Auth(mac, 10, 0, 70_000, 0)).hasMessageContaining("pieceSize");
+        assertThat(new Auth(mac, LAYOUT.objectSize(), LAYOUT.pieceSize(), 70_000, 0).layout()).isEqualTo(LAYOUT);
     }
 
     @Test
@@ -150,15 +162,20 @@ class MessageValuesTest {
 
     @Test
     void pipelineBuilderChecksItsInput() {
-        PeerPipeline.Builder b = PeerPipeline.builder().group(GROUP).nodeId("n").layout(LAYOUT);
+        assertThatThrownBy(() -> PeerPipeline.builder().group(GROUP).nodeId("n").layout(LAYOUT).build())
+                .hasMessageContaining("no group secret");
+        assertThatThrownBy(() -> PeerPipeline.builder().secret(new byte[15]))
+                .hasMessageContaining("at least 16");
+        PeerPipeline.Builder b = PeerPipeline.builder().group(GROUP).nodeId("n").layout(LAYOUT).secret(Wire.SECRET);
         assertThat(b.build().maxFrameLength()).isEqualTo(FrameLimits.defaultFor(LAYOUT));
         assertThat(b.build().handshakeTimeout()).isEqualTo(PeerPipeline.DEFAULT_HANDSHAKE_TIMEOUT);
-        assertThat(b.build().localHandshake().listenPort()).isZero();
+        assertThat(b.build().listenPort()).isZero();
+        assertThat(b.build().authenticated()).isTrue();
         assertThatThrownBy(() -> b.maxFrameLength(FrameLimits.minimum(LAYOUT) - 1).build())
                 .hasMessageContaining("is below");
         assertThat(b.maxFrameLength(FrameLimits.minimum(LAYOUT)).build().maxFrameLength())
                 .isEqualTo(FrameLimits.minimum(LAYOUT));
-        assertThatThrownBy(() -> PeerPipeline.builder().group(GROUP).layout(LAYOUT).build())
+        assertThatThrownBy(() -> PeerPipeline.builder().group(GROUP).layout(LAYOUT).insecure().build())
                 .hasMessageContaining("nodeId");
         assertThatThrownBy(() -> b.handshakeTimeout(java.time.Duration.ZERO)).isInstanceOf(IllegalArgumentException.class);
         assertThatThrownBy(() -> b.listenPort(70_000)).isInstanceOf(IllegalArgumentException.class);

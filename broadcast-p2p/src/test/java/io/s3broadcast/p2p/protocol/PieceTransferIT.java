@@ -161,6 +161,7 @@ class PieceTransferIT {
                 .nodeId(nodeId)
                 .listenPort(listenPort)
                 .layout(LAYOUT)
+                .secret(Wire.SECRET)
                 .exchangeHandler(exchange)
                 .build();
     }
@@ -169,7 +170,7 @@ class PieceTransferIT {
         return new ServerBootstrap()
                 .group(group)
                 .channel(NioServerSocketChannel.class)
-                .childHandler(server.initializer())
+                .childHandler(server.initializer(PeerPipeline.Side.ACCEPTOR))
                 .bind(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0))
                 .syncUninterruptibly()
                 .channel();
@@ -179,7 +180,7 @@ class PieceTransferIT {
         return new Bootstrap()
                 .group(group)
                 .channel(NioSocketChannel.class)
-                .handler(client.initializer())
+                .handler(client.initializer(PeerPipeline.Side.DIALER))
                 .connect(server.localAddress())
                 .syncUninterruptibly()
                 .channel();

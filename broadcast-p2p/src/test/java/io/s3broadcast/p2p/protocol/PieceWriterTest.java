@@ -95,10 +95,10 @@ class PieceWriterTest {
     /** Decodes header and data as the peer would and checks the piece against the file. */
     private void assertDecodesTo(ByteBuf header, byte[] data, int piece) {
         ByteBuf wire = Unpooled.buffer();
-        wire.writeBytes(Wire.encode(PEER)).writeBytes(header).writeBytes(data);
+        wire.writeBytes(Wire.encode(PEER, Wire.PEER_AUTH)).writeBytes(header).writeBytes(data);
         header.release();
         List<Object> decoded = Wire.decode(wire);
-        Piece got = (Piece) decoded.get(1);
+        Piece got = (Piece) decoded.get(2);
         try {
             assertThat(got.piece()).isEqualTo(piece);
             assertThat(got.crcMatches()).isTrue();

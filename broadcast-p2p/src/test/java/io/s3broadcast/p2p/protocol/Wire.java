@@ -18,8 +18,20 @@ final class Wire {
     static final String GROUP = "3f2a9c0e5b7d4f6a8e1c2b3d4a5f6e7d";
     static final int MAX_FRAME = FrameLimits.defaultFor(LAYOUT);
 
-    static final Handshake LOCAL = Handshake.of(GROUP, "node-local", 7000, LAYOUT, MAX_FRAME);
-    static final Handshake PEER = Handshake.of(GROUP, "node-peer", 7001, LAYOUT, MAX_FRAME);
+    /** The group secret of the tests: at least 16 bytes. */
+    static final byte[] SECRET = "wire-test-secret-0123456789".getBytes(java.nio.charset.StandardCharsets.US_ASCII);
+
+    static final Handshake LOCAL = new Handshake(Handshake.VERSION, GROUP, "node-local", nonce(1), true);
+    static final Handshake PEER = new Handshake(Handshake.VERSION, GROUP, "node-peer", nonce(2), true);
+    /** An AUTH as the decoder sees it (the MAC is only checked by the handshake handler). */
+    static final Auth PEER_AUTH = new Auth(new byte[Auth.MAC_BYTES], LAYOUT.objectSize(), LAYOUT.pieceSize(), MAX_FRAME,
+            7001);
+
+    static byte[] nonce(int seed) {
+        byte[] n = new byte[Handshake.NONCE_BYTES];
+        new java.util.Random(seed).nextBytes(n);
+        return n;
+    }
 
     private Wire() {
     }
