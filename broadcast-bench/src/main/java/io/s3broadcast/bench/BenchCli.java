@@ -10,7 +10,7 @@ import picocli.CommandLine.Spec;
 @Command(name = "broadcast-bench",
         mixinStandardHelpOptions = true,
         versionProvider = BenchCli.Version.class,
-        subcommands = {SingleCommand.class, DemoCommand.class, NodeCommand.class, ClusterCommand.class,
+        subcommands = {SingleCommand.class, DemoCommand.class, NodeCommand.class, ClusterCommand.class, ChaosCommand.class,
             CommandLine.HelpCommand.class},
         synopsisSubcommandLabel = "COMMAND",
         headerHeading = "%n",
@@ -28,6 +28,7 @@ import picocli.CommandLine.Spec;
             "  java -jar broadcast-bench.jar cluster --nodes 8 --size 256MiB --trials 3",
             "  java -jar broadcast-bench.jar node --endpoint URL --bucket B --key K --out DIR \\",
             "      --registry static:10.0.0.1:7070,10.0.0.2:7070 --listen 10.0.0.1:7070 --expect 2",
+            "  java -jar broadcast-bench.jar chaos --scenario all",
             "  java -jar broadcast-bench.jar help single",
             "%nSettings of Broadcast not given as options are read from s3broadcast.* system properties",
             "and S3BROADCAST_* environment variables, e.g. java -Ds3broadcast.maxAttempts=3 -jar ...",
@@ -39,7 +40,7 @@ public final class BenchCli implements Runnable {
 
     @Override
     public void run() {
-        throw new ParameterException(spec.commandLine(), "name a command: single, demo, node or cluster (see --help)");
+        throw new ParameterException(spec.commandLine(), "name a command: single, demo, node, cluster or chaos (see --help)");
     }
 
     /** The command line, for {@link #main} and for tests that run commands in-process. */

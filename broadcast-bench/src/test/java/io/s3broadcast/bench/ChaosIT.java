@@ -1,0 +1,47 @@
+package io.s3broadcast.bench;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import io.s3broadcast.testkit.S3Backend;
+import java.nio.file.Path;
+import java.util.List;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
+
+/**
+ * The {@code chaos} command end to end, each scenario with a small object against two real {@code node} processes:
+ * the adversary gets no byte of the object, no bitfield and nothing else past the handshake, no half-open
+ * connection outlives the handshake timeout, and the honest nodes publish the exact object.
+ */
+class ChaosIT {
+
+    @BeforeAll
+    static void onlyInTheS3ProxyPass() {
+        assumeTrue(S3Backend.selected() == S3Backend.S3PROXY,
+                "the bench runs its own embedded S3Proxy; it is tested in the s3proxy pass only");
+    }
+
+    @ParameterizedTest
+    @ValueSource(strings = {"stranger", "wrong-secret", "tls-untrusted", "half-open"})
+    void theDefenceHolds(String scenario, @TempDir Path dir) throws Exception {
+        BenchCliIT.Run run = BenchCliIT.execute("chaos", "--scenario", scenario, "--nodes", "2", "--size", "3MiB",
+                "--handshake-timeout", "2s", "--node-timeout", "2m", "--work-dir", dir.toString());
+        List<JsonNode> lines = run.jsonLines();
+        assertThat(lines).as(run.out()).hasSize(1);
+        JsonNode r = lines.get(0);
+        assertThat(r.path("scenario").asText()).isEqualTo(scenario);
+        assertThat(r.path("nodes").asInt()).isEqualTo(2);
+        assertThat(r.path("attempts").asInt()).as(run.out()).isPositive();
+        assertThat(r.path("adversaryObjectBytes").asLong()).as(run.out()).isZero();
+        assertThat(r.path("bitfieldsReceived").asInt()).as(run.out()).isZero();
+        assertThat(r.path("metadataReceived").asInt()).as(run.out()).isZero();
+        assertThat(r.path("connectionsHeldOpen").asInt()).as(run.out()).isZero();
+        assertThat(r.path("honestByteExact").asBoolean()).as(run.out()).isTrue();
+        assertThat(r.path("passed").asBoolean()).isTrue();
+        assertThat(run.exitCode()).isZero();
+    }
+}
