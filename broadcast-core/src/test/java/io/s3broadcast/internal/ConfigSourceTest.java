@@ -61,7 +61,8 @@ class ConfigSourceTest {
         BroadcastBuilder alone = new BroadcastBuilder().config(new ConfigSource(Map.of(), Map.of()));
         assertThat(Settings.resolve(alone).strategy()).isEqualTo(Strategy.FLAT_TREE);
         BroadcastBuilder cluster = new BroadcastBuilder()
-                .config(new ConfigSource(Map.of(), Map.of("S3BROADCAST_REGISTRY", "static:10.0.0.1:7000")));
+                .config(new ConfigSource(Map.of(), Map.of("S3BROADCAST_REGISTRY", "static:10.0.0.1:7000",
+                        "S3BROADCAST_SECRET", "0123456789abcdef0123")));
         assertThat(Settings.resolve(cluster).strategy()).isEqualTo(Strategy.OVERLAP);
         assertThat(Settings.resolve(cluster).cluster().registry()).isEqualTo("static:10.0.0.1:7000");
         cluster.strategy(Strategy.NON_STEAL);
@@ -74,5 +75,43 @@ class ConfigSourceTest {
         assertThatThrownBy(() -> Settings.resolve(b)).hasMessageContaining("gossip").hasMessageContaining("flat-tree");
         BroadcastBuilder b2 = new BroadcastBuilder().config(new ConfigSource(Map.of(), Map.of())).httpClient("apache");
         assertThatThrownBy(() -> Settings.resolve(b2)).hasMessageContaining("netty or crt");
+    }
+
+    @Test
+    void aStaticRegistryWithoutASecretRefusesUnlessInsecure() {
+        Map<String, String> env = Map.of("S3BROADCAST_REGISTRY", "static:10.0.0.1:7000");
+        BroadcastBuilder none = new BroadcastBuilder().config(new ConfigSource(Map.of(), env));
+        assertThatThrownBy(() -> Settings.resolve(none)).hasMessageContaining("static registry cannot hold a group secret")
+                .hasMessageContaining("S3BROADCAST_SECRET").hasMessageContaining("--insecure");
+        BroadcastBuilder insecure = new BroadcastBuilder().config(new ConfigSource(Map.of(), env)).insecure();
+        assertThat(Settings.resolve(insecure).cluster().security().insecure()).isTrue();
+        BroadcastBuilder byProperty = new BroadcastBuilder().config(new ConfigSource(Map.of("s3broadcast.insecure", "true"),
+                env));
+        assertThat(Settings.resolve(byProperty).cluster().security().insecure()).isTrue();
+        BroadcastBuilder secret = new BroadcastBuilder().config(new ConfigSource(Map.of(), env)).secret("a-secret-of-16-bytes");
+        assertThat(Settings.resolve(secret).cluster().security().secret()).isEqualTo(
+                "a-secret-of-16-bytes".getBytes(java.nio.charset.StandardCharsets.UTF_8));
+        assertThat(Settings.resolve(secret).cluster().security().toString()).doesNotContain("a-secret");
+    }
+
+    @Test
+    void aShortSecretOrASecretWithInsecureIsAnError() {
+        BroadcastBuilder shortOne = new BroadcastBuilder().config(new ConfigSource(Map.of(), Map.of())).secret("short");
+        assertThatThrownBy(() -> Settings.resolve(shortOne)).hasMessageContaining("at least 16");
+        BroadcastBuilder both = new BroadcastBuilder().config(new ConfigSource(Map.of(), Map.of()))
+                .secret("a-secret-of-16-bytes").insecure();
+        assertThatThrownBy(() -> Settings.resolve(both)).hasMessageContaining("drop one");
+    }
+
+    @Test
+    void anS3OrZooKeeperRegistryMayHoldTheSecretAndLimitsHaveDefaults() {
+        BroadcastBuilder b = new BroadcastBuilder().config(new ConfigSource(Map.of("s3broadcast.handshakeTimeout", "3s"),
+                Map.of("S3BROADCAST_REGISTRY", "s3://bucket/prefix")));
+        Settings s = Settings.resolve(b);
+        assertThat(s.cluster().security().secret()).isNull();
+        assertThat(s.cluster().security().insecure()).isFalse();
+        assertThat(s.cluster().limits().handshakeTimeout()).isEqualTo(java.time.Duration.ofSeconds(3));
+        assertThat(s.cluster().limits().maxPendingConnections()).isEqualTo(64);
+        assertThat(s.cluster().limits().requestTimeout()).isEqualTo(java.time.Duration.ofSeconds(30));
     }
 }

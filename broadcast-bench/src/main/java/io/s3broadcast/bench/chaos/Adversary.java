@@ -90,7 +90,7 @@ final class Adversary {
                 } catch (EOFException | SocketTimeoutException e) {
                     break;
                 } catch (IOException e) {
-                    refusal = refusal == null ? "closed: " + e.getMessage() : refusal;
+                    refusal = refusal == null ? "closed (" + e.getClass().getSimpleName() + ")" : refusal;
                     break;
                 }
                 switch (type) {
@@ -107,9 +107,7 @@ final class Adversary {
                         writeAuth(out, nonce, theirNonce, new String(theirId, StandardCharsets.UTF_8));
                         writeGreed(out);
                     }
-                    case GOODBYE -> refusal = "GOODBYE " + (body.length > 0 ? body[0] : -1) + " "
-                            + new String(body, Math.min(3, body.length), Math.max(0, body.length - 3),
-                                    StandardCharsets.UTF_8);
+                    case GOODBYE -> refusal = "GOODBYE(" + (body.length > 0 ? body[0] : -1) + ")";
                     case PIECE -> bytes += Math.max(0, body.length - 8);
                     case BITFIELD -> bitfields++;
                     case KEEP_ALIVE -> { }

@@ -12,7 +12,8 @@ final class AttackLoop {
     long objectBytes;
     int bitfields;
     int metadata;
-    String lastRefusal;
+    /** How the adversary's connections ended, with counts. */
+    final java.util.Map<String, Integer> endings = new java.util.TreeMap<>();
 
     private AttackLoop() {
     }
@@ -40,9 +41,7 @@ final class AttackLoop {
                     loop.objectBytes += a.objectBytes();
                     loop.bitfields += a.bitfields();
                     loop.metadata += a.metadata();
-                    if (a.refusal() != null) {
-                        loop.lastRefusal = a.refusal();
-                    }
+                    loop.endings.merge(a.refusal() == null ? "closed" : a.refusal(), 1, Integer::sum);
                 } catch (IOException e) {
                     // the node is gone or refused the connection
                 }

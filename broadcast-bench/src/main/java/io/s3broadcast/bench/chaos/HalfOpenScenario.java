@@ -93,7 +93,7 @@ final class HalfOpenScenario implements ChaosScenario {
                         .append(c.handshakeTimeout().toMillis()).append(" ms); ")
                         .append(fleet.logLines(0, "unauthenticated connection")).append(" log lines about them");
                 return ChaosResult.of(name(), nodes, c.size(), CONNECTIONS - refused, 0, 0, 0, heldOpen, exact,
-                        (System.nanoTime() - start) / 1e9, notes.toString());
+                        fleet.honestConnectionsRefused(), (System.nanoTime() - start) / 1e9, notes.toString());
             }
         }
     }

@@ -159,6 +159,15 @@ public final class NodeFleet implements AutoCloseable {
         return Files.exists(err) ? Files.readAllLines(err).stream().filter(l -> l.contains(text)).count() : 0;
     }
 
+    /** Connections between honest nodes that one closed for misbehaviour, over every node's log. */
+    public int honestConnectionsRefused() throws IOException {
+        long n = 0;
+        for (int i = 0; i < processes.length; i++) {
+            n += logLines(i, "closing the connection to peer ");
+        }
+        return (int) n;
+    }
+
     @Override
     public void close() {
         for (Process p : processes) {

@@ -40,10 +40,11 @@ final class StrangerScenario implements ChaosScenario {
             for (int i = 0; i < c.nodes(); i++) {
                 logged += fleet.logLines(i, "group secret");
             }
-            notes.append("refused with ").append(loop.lastRefusal).append("; ").append(logged)
+            notes.append("connections ended: ").append(loop.endings).append("; ").append(logged)
                     .append(" warning lines about the secret in the nodes' logs (once per host and node)");
             return ChaosResult.of(scenario, c.nodes(), c.size(), loop.attempts, loop.objectBytes, loop.bitfields,
-                    loop.metadata, 0, exact, (System.nanoTime() - start) / 1e9, notes.toString());
+                    loop.metadata, 0, exact, fleet.honestConnectionsRefused(), (System.nanoTime() - start) / 1e9,
+                    notes.toString());
         }
     }
 

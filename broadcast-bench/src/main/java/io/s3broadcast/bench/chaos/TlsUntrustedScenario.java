@@ -59,9 +59,10 @@ final class TlsUntrustedScenario implements ChaosScenario {
                     n[0]++ % 2 == 0 ? untrusted.getSocketFactory() : null));
             StringBuilder notes = new StringBuilder();
             boolean exact = fleet.awaitByteExact(notes);
-            notes.append("last refusal: ").append(loop.lastRefusal);
+            notes.append("connections ended: ").append(loop.endings);
             return ChaosResult.of(name(), c.nodes(), c.size(), loop.attempts, loop.objectBytes, loop.bitfields,
-                    loop.metadata, 0, exact, (System.nanoTime() - start) / 1e9, notes.toString());
+                    loop.metadata, 0, exact, fleet.honestConnectionsRefused(), (System.nanoTime() - start) / 1e9,
+                    notes.toString());
         }
     }
 

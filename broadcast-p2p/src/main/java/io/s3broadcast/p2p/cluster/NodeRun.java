@@ -955,9 +955,8 @@ final class NodeRun implements ClusterRun, GroupRouter.Target {
             }
         }
         for (Peer p : peers.values()) {
-            if (!p.done) {
-                p.handler.send(new Have(piece));
-            }
+            // Every peer, done or not: a peer checks our DONE and WORKS_LEFT against the pieces we announced.
+            p.handler.send(new Have(piece));
             if (p.amInterested && !requests.isInteresting(p.id)) {
                 p.amInterested = false;
                 p.handler.send(NotInterested.INSTANCE);

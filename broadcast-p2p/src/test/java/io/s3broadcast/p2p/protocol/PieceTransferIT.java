@@ -156,14 +156,22 @@ class PieceTransferIT {
 
     private PeerPipeline pipeline(String nodeId, int listenPort, String group,
             java.util.function.Supplier<? extends io.netty.channel.ChannelHandler> exchange) {
-        return PeerPipeline.builder()
+        return pipeline(nodeId, listenPort, group, exchange, null);
+    }
+
+    private PeerPipeline pipeline(String nodeId, int listenPort, String group,
+            java.util.function.Supplier<? extends io.netty.channel.ChannelHandler> exchange, PeerTls tls) {
+        PeerPipeline.Builder b = PeerPipeline.builder()
                 .group(group)
                 .nodeId(nodeId)
                 .listenPort(listenPort)
                 .layout(LAYOUT)
                 .secret(Wire.SECRET)
-                .exchangeHandler(exchange)
-                .build();
+                .exchangeHandler(exchange);
+        if (tls != null) {
+            b.tls(tls);
+        }
+        return b.build();
     }
 
     private Channel listen(PeerPipeline server) {
@@ -230,6 +238,46 @@ class PieceTransferIT {
             client.closeFuture().get(TIMEOUT_SECONDS, TimeUnit.SECONDS);
             Throwable serverSide = receiver.handshake.handle((ok, t) -> t).get(TIMEOUT_SECONDS, TimeUnit.SECONDS);
             assertThat(serverSide).isInstanceOf(HandshakeException.class);
+        } finally {
+            client.close().syncUninterruptibly();
+            server.close().syncUninterruptibly();
+        }
+    }
+
+    @Test
+    void piecesArriveByteExactOverMutualTlsCopiedNotZeroCopy() throws Exception {
+        java.security.KeyStore cluster = KeyPairs.generate(dir, "cluster");
+        PeerTls tls = PeerTls.fromKeyStores(cluster, KeyPairs.PASSWORD, KeyPairs.trusting(cluster));
+        Receiver receiver = new Receiver();
+        Channel server = listen(pipeline("receiver", 0, GROUP, () -> receiver, tls));
+        Sender sender = new Sender(true);
+        Channel client = connect(pipeline("sender", 0, GROUP, () -> sender, tls), server);
+        try {
+            assertThat(receiver.received.get(TIMEOUT_SECONDS, TimeUnit.SECONDS)).isEqualTo(object);
+            assertThat(sender.sent.get(TIMEOUT_SECONDS, TimeUnit.SECONDS)).as("zero-copy with TLS").isFalse();
+            assertThat(client.pipeline().get(io.netty.handler.ssl.SslHandler.class)).isNotNull();
+        } finally {
+            client.close().syncUninterruptibly();
+            server.close().syncUninterruptibly();
+        }
+    }
+
+    @Test
+    void aPeerWithoutATrustedCertificateCannotConnectEvenWithTheSecret() throws Exception {
+        java.security.KeyStore cluster = KeyPairs.generate(dir, "cluster");
+        java.security.KeyStore intruder = KeyPairs.generate(dir, "intruder");
+        PeerTls clusterTls = PeerTls.fromKeyStores(cluster, KeyPairs.PASSWORD, KeyPairs.trusting(cluster));
+        // The intruder trusts the cluster's certificate, holds the secret, but its own certificate is not trusted.
+        PeerTls intruderTls = PeerTls.fromKeyStores(intruder, KeyPairs.PASSWORD, KeyPairs.trusting(cluster, intruder));
+        Receiver receiver = new Receiver();
+        Channel server = listen(pipeline("receiver", 0, GROUP, () -> receiver, clusterTls));
+        Sender sender = new Sender(true);
+        Channel client = connect(pipeline("sender", 0, GROUP, () -> sender, intruderTls), server);
+        try {
+            client.closeFuture().get(TIMEOUT_SECONDS, TimeUnit.SECONDS);
+            assertThat(receiver.handshake).isNotDone();
+            assertThat(receiver.received).isNotDone();
+            assertThat(sender.handshake.isDone() && !sender.handshake.isCompletedExceptionally()).isFalse();
         } finally {
             client.close().syncUninterruptibly();
             server.close().syncUninterruptibly();

@@ -216,4 +216,16 @@ class ZooKeeperRegistryIT {
             twin.close();
         }
     }
+
+    @Test
+    void theFirstNodeCreatesTheGroupSecretAndEveryoneReadsTheSameOne() throws Exception {
+        NodeRegistry a = started();
+        NodeRegistry b = started();
+        var first = java.util.concurrent.CompletableFuture.supplyAsync(() -> a.groupSecret().orElseThrow());
+        var second = java.util.concurrent.CompletableFuture.supplyAsync(() -> b.groupSecret().orElseThrow());
+        byte[] secret = first.get(30, java.util.concurrent.TimeUnit.SECONDS);
+        assertThat(secret).hasSize(32).isEqualTo(second.get(30, java.util.concurrent.TimeUnit.SECONDS));
+        assertThat(started().groupSecret()).hasValueSatisfying(s -> assertThat(s).isEqualTo(secret));
+        assertThat(a.members()).isEmpty(); // the secret is not a member
+    }
 }

@@ -241,4 +241,20 @@ class S3PrefixRegistryIT {
         }
         assertThat(keys()).isEmpty();
     }
+
+    @Test
+    void theFirstNodeCreatesTheGroupSecretAndEveryoneReadsTheSameOne() throws Exception {
+        S3PrefixRegistry first = registry(1000);
+        S3PrefixRegistry second = registry(1000);
+        // Both race to create it; the conditional write lets exactly one win.
+        var a = java.util.concurrent.CompletableFuture.supplyAsync(() -> first.groupSecret().orElseThrow());
+        var b = java.util.concurrent.CompletableFuture.supplyAsync(() -> second.groupSecret().orElseThrow());
+        byte[] secretA = a.get(60, java.util.concurrent.TimeUnit.SECONDS);
+        byte[] secretB = b.get(60, java.util.concurrent.TimeUnit.SECONDS);
+        assertThat(secretA).hasSize(32).isEqualTo(secretB);
+        assertThat(registry(1000).groupSecret()).hasValueSatisfying(s -> assertThat(s).isEqualTo(secretA));
+        assertThat(s3.client().listObjectsV2(r -> r.bucket(s3.bucket()).prefix(prefix + "/")).contents())
+                .extracting(S3Object::key).contains(prefix + "/" + S3PrefixRegistry.SECRET_NAME);
+        assertThat(first.members()).isEmpty(); // the secret is not a member
+    }
 }
