@@ -257,4 +257,15 @@ class S3PrefixRegistryIT {
                 .extracting(S3Object::key).contains(prefix + "/" + S3PrefixRegistry.SECRET_NAME);
         assertThat(first.members()).isEmpty(); // the secret is not a member
     }
+
+    @Test
+    void theBackendRefusesASecondConditionalCreate() {
+        String key = prefix + "/conditional";
+        s3.client().putObject(b -> b.bucket(s3.bucket()).key(key).ifNoneMatch("*"),
+                software.amazon.awssdk.core.sync.RequestBody.fromString("first"));
+        assertThatThrownBy(() -> s3.client().putObject(b -> b.bucket(s3.bucket()).key(key).ifNoneMatch("*"),
+                software.amazon.awssdk.core.sync.RequestBody.fromString("second")))
+                .isInstanceOfSatisfying(software.amazon.awssdk.services.s3.model.S3Exception.class,
+                        e -> assertThat(e.statusCode()).isIn(409, 412));
+    }
 }
