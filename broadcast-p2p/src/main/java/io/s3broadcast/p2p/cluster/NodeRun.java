@@ -92,7 +92,7 @@ final class NodeRun implements ClusterRun, GroupRouter.Target {
 
     private static final Logger LOG = LoggerFactory.getLogger(NodeRun.class);
 
-    /** Pieces with a bad CRC32C from one peer before it is banned. */
+    /** Pieces with a bad CRC32C, or piece requests unanswered in time, from one peer before it is banned. */
     static final int BAN_THRESHOLD = 3;
     /** A member that has not connected for this long counts as gone (its share falls to the orphan rule). */
     static final long CONNECT_GRACE_NANOS = TimeUnit.SECONDS.toNanos(5);
@@ -1102,6 +1102,12 @@ final class NodeRun implements ClusterRun, GroupRouter.Target {
                 requests.requestFailed(p.id, piece);
             }
             any = true;
+            if (p.requestTimeouts >= BAN_THRESHOLD) {
+                // A peer that claims pieces and never sends them would be asked again and again: drop it, so its
+                // pieces count as nobody's and are fetched from S3 if no one else has them.
+                misbehaved(p, "did not answer " + p.requestTimeouts + " piece requests within "
+                        + config.limits().requestTimeout().toMillis() + " ms");
+            }
         }
         if (any) {
             pumpAll();

@@ -1,0 +1,173 @@
+package io.s3broadcast.p2p.cluster;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.netty.bootstrap.Bootstrap;
+import io.netty.channel.Channel;
+import io.netty.channel.ChannelHandlerContext;
+import io.netty.channel.ChannelInboundHandlerAdapter;
+import io.netty.channel.nio.NioEventLoopGroup;
+import io.netty.channel.socket.nio.NioSocketChannel;
+import io.netty.util.ReferenceCountUtil;
+import io.s3broadcast.Broadcast;
+import io.s3broadcast.CompletedFetch;
+import io.s3broadcast.FetchHandle;
+import io.s3broadcast.FetchRequest;
+import io.s3broadcast.Strategy;
+import io.s3broadcast.p2p.protocol.BitfieldMessage;
+import io.s3broadcast.p2p.protocol.Done;
+import io.s3broadcast.p2p.protocol.GiveWorkResponse;
+import io.s3broadcast.p2p.protocol.Goodbye;
+import io.s3broadcast.p2p.protocol.HandshakeCompleted;
+import io.s3broadcast.p2p.protocol.Have;
+import io.s3broadcast.p2p.protocol.PeerMessage;
+import io.s3broadcast.p2p.protocol.PeerPipeline;
+import io.s3broadcast.p2p.protocol.Request;
+import io.s3broadcast.p2p.protocol.Unchoke;
+import io.s3broadcast.p2p.protocol.WorksLeft;
+import io.s3broadcast.registry.GroupId;
+import io.s3broadcast.spi.PieceLayout;
+import io.s3broadcast.spi.PieceRun;
+import io.s3broadcast.testkit.RealS3;
+import io.s3broadcast.testkit.S3Fixture;
+import io.s3broadcast.testkit.StoredObject;
+import java.net.InetSocketAddress;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.TimeUnit;
+import java.util.function.Function;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * A member that holds the secret but lies: one real node over real sockets and S3, and scripted peers that
+ * authenticate properly and then break a rule. Each is told {@code GOODBYE(MISBEHAVIOUR)} with the reason and
+ * closed, and the node still publishes the exact object.
+ */
+@RealS3
+class MisbehavingMemberIT {
+
+    private static final int PIECE_SIZE = 64 * 1024;
+    private static final String SECRET = "misbehaving-member-it-secret";
+
+    @TempDir
+    Path dir;
+
+    /** A scripted peer: on authentication it sends what {@code script} returns, and records what it is told. */
+    private static final class Liar extends ChannelInboundHandlerAdapter {
+        final Function<PieceLayout, List<PeerMessage>> script;
+        final CompletableFuture<Goodbye> goodbye = new CompletableFuture<>();
+        final List<Integer> requested = new CopyOnWriteArrayList<>();
+
+        Liar(Function<PieceLayout, List<PeerMessage>> script) {
+            this.script = script;
+        }
+
+        @Override
+        public void userEventTriggered(ChannelHandlerContext ctx, Object evt) {
+            if (evt instanceof HandshakeCompleted hc) {
+                for (PeerMessage m : script.apply(hc.layout())) {
+                    ctx.write(m);
+                }
+                ctx.flush();
+            }
+        }
+
+        @Override
+        public void channelRead(ChannelHandlerContext ctx, Object msg) {
+            if (msg instanceof Goodbye g) {
+                goodbye.complete(g);
+            } else if (msg instanceof Request r) {
+                requested.add(r.piece()); // and never answered
+            }
+            ReferenceCountUtil.release(msg);
+        }
+
+        @Override
+        public void channelInactive(ChannelHandlerContext ctx) {
+            goodbye.complete(null);
+        }
+
+        @Override
+        public void exceptionCaught(ChannelHandlerContext ctx, Throwable cause) {
+            goodbye.completeExceptionally(cause);
+            ctx.close();
+        }
+    }
+
+    @Test
+    void liesAndUnsolicitedMessagesCloseTheConnectionWithTheReason(S3Fixture s3) throws Exception {
+        StoredObject object = s3.putRandom(s3.key("object.bin"), 2L << 20, 3);
+        PieceLayout layout = new PieceLayout(object.size(), PIECE_SIZE);
+        int pieces = layout.pieceCount();
+        List<Integer> ports = freePorts();
+        // The second member never comes, so the node waits for it a few seconds: time for the liars.
+        String registry = "static:127.0.0.1:" + ports.get(0) + ",127.0.0.1:" + ports.get(1);
+        System.setProperty("s3broadcast.requestTimeout", "1s");
+        Broadcast.Builder builder;
+        try {
+            builder = Broadcast.builder();
+        } finally {
+            System.clearProperty("s3broadcast.requestTimeout");
+        }
+        NioEventLoopGroup loops = new NioEventLoopGroup(1);
+        try (Broadcast node = builder
+                .endpoint(s3.endpoint()).region(s3.region()).credentialsProvider(s3.credentialsProvider())
+                .destinationDirectory(dir).strategy(Strategy.OVERLAP).registry(registry)
+                .listen(new InetSocketAddress("127.0.0.1", ports.get(0))).advertisedHost("127.0.0.1")
+                .expectNodes(1, Duration.ofSeconds(10)).pieceSize(PIECE_SIZE).rangeSize(4L * PIECE_SIZE)
+                .connections(1).workSize(4).linger(Duration.ofSeconds(5)).secret(SECRET)
+                .build()) {
+            FetchHandle handle = node.fetch(FetchRequest.of(object.bucket(), object.key()));
+            String group = GroupId.of(object.bucket(), object.key(), object.eTag(), null).hash();
+
+            List<Liar> liars = new ArrayList<>();
+            List<String> expected = List.of("before its BITFIELD", "second BITFIELD", "sent DONE holding 0 of " + pieces,
+                    "claims 1 works left while it lacks only 0 pieces", "GIVE_WORK_RESPONSE 77 that this node did not ask for",
+                    "did not answer");
+            List<Function<PieceLayout, List<PeerMessage>>> scripts = List.of(
+                    l -> List.of(new Have(0)),
+                    l -> List.of(BitfieldMessage.of(l.pieceCount(), p -> false), BitfieldMessage.of(l.pieceCount(), p -> false)),
+                    l -> List.of(BitfieldMessage.of(l.pieceCount(), p -> false), Done.INSTANCE),
+                    l -> List.of(BitfieldMessage.of(l.pieceCount(), p -> true), new WorksLeft(1)),
+                    l -> List.of(BitfieldMessage.of(l.pieceCount(), p -> false),
+                            new GiveWorkResponse(77, List.of(new PieceRun(0, 1)))),
+                    // Claims every piece, unchokes, and never answers a request.
+                    l -> List.of(BitfieldMessage.of(l.pieceCount(), p -> true), new WorksLeft(0), Unchoke.INSTANCE));
+            for (int i = 0; i < scripts.size(); i++) {
+                Liar liar = new Liar(scripts.get(i));
+                liars.add(liar);
+                PeerPipeline pipeline = PeerPipeline.builder().group(group).nodeId("liar-" + i).layout(layout)
+                        .secret(SECRET.getBytes(StandardCharsets.UTF_8)).exchangeHandler(() -> liar).build();
+                Channel ch = new Bootstrap().group(loops).channel(NioSocketChannel.class)
+                        .handler(pipeline.initializer(PeerPipeline.Side.DIALER))
+                        .connect("127.0.0.1", ports.get(0)).syncUninterruptibly().channel();
+                Goodbye g = liar.goodbye.get(30, TimeUnit.SECONDS);
+                ch.close();
+                assertThat(g).as("liar %d", i).isNotNull();
+                assertThat(g.reason()).as("liar %d: %s", i, g.detail()).isEqualTo(Goodbye.Reason.MISBEHAVIOUR);
+                assertThat(g.detail()).contains(expected.get(i));
+            }
+            assertThat(liars.get(5).requested).as("the staller was asked for pieces").isNotEmpty();
+
+            CompletedFetch done = handle.completionFuture().get(120, TimeUnit.SECONDS);
+            assertThat(Swarm.sha256(done.path())).isEqualTo(object.sha256());
+            assertThat(done.bytesFromPeers()).isZero();
+        } finally {
+            loops.shutdownGracefully(0, 1, TimeUnit.SECONDS);
+        }
+    }
+
+    private static List<Integer> freePorts() throws java.io.IOException {
+        java.net.InetAddress loopback = java.net.InetAddress.getLoopbackAddress();
+        try (java.net.ServerSocket a = new java.net.ServerSocket(0, 1, loopback);
+                java.net.ServerSocket b = new java.net.ServerSocket(0, 1, loopback)) {
+            return List.of(a.getLocalPort(), b.getLocalPort());
+        }
+    }
+}
