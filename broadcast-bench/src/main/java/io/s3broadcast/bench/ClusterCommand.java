@@ -73,6 +73,9 @@ final class ClusterCommand implements Callable<Integer> {
     @Mixin
     NodeTuning tuning;
 
+    @Mixin
+    PeerSecurityOptions security;
+
     @Option(names = "--throttle-node", paramLabel = "I",
             description = "Index (0 to N-1) of a node whose S3 connections are each limited to --throttle-rate.")
     Integer throttleNode;
@@ -103,7 +106,7 @@ final class ClusterCommand implements Callable<Integer> {
         validate();
         LocalCluster.Options options = new LocalCluster.Options(nodes, strategies.get(0), tuning,
                 throttleNode != null ? throttleNode : -1, throttleRate != null ? throttleRate : 0,
-                nodeRate != null ? nodeRate : 0, expectTimeout, timeout);
+                nodeRate != null ? nodeRate : 0, expectTimeout, timeout, security);
         Path dir = workDir != null ? Files.createTempDirectory(Files.createDirectories(workDir), "s3broadcast-cluster-")
                 : Files.createTempDirectory("s3broadcast-cluster-");
         PrintWriter out = spec.commandLine().getOut();

@@ -72,6 +72,9 @@ final class DemoCommand implements Callable<Integer> {
     @Mixin
     NodeTuning tuning;
 
+    @Mixin
+    PeerSecurityOptions security;
+
     @Option(names = "--work-dir", paramLabel = "DIR",
             description = "Where the nodes' directories go (a new temporary directory inside it, deleted afterwards;"
                     + " default: java.io.tmpdir).")
@@ -98,7 +101,7 @@ final class DemoCommand implements Callable<Integer> {
         PrintWriter out = spec.commandLine().getOut();
         try (Testbed testbed = Testbed.embedded(size, seed)) {
             LocalCluster.Options options = new LocalCluster.Options(nodes, Strategy.FLAT_TREE, tuning, -1, 0, 0,
-                    Duration.ofSeconds(60), Duration.ofMinutes(10));
+                    Duration.ofSeconds(60), Duration.ofMinutes(10), security);
             Map<String, ClusterTrial> runs = new LinkedHashMap<>();
             for (Strategy s : List.of(Strategy.FLAT_TREE, strategy)) {
                 String name = Converters.name(s);

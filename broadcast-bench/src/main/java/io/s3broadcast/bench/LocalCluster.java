@@ -54,9 +54,11 @@ final class LocalCluster {
      * @param nodeRate bytes per second per S3 connection of every other node; 0 for a direct, unlimited connection
      * @param expectTimeout how long nodes wait for each other to join
      * @param timeout how long a trial may take before the nodes still running are cancelled
+     * @param security the group secret, insecure mode and TLS of every node; without a secret or insecure mode,
+     *     the nodes get a random secret per trial
      */
     record Options(int nodes, Strategy strategy, NodeTuning tuning, int throttleNode, long throttleRate, long nodeRate,
-            Duration expectTimeout, Duration timeout) {
+            Duration expectTimeout, Duration timeout, PeerSecurityOptions security) {
 
         Options {
             if (nodes < 1) {
@@ -68,7 +70,7 @@ final class LocalCluster {
         }
 
         Options withStrategy(Strategy s) {
-            return new Options(nodes, s, tuning, throttleNode, throttleRate, nodeRate, expectTimeout, timeout);
+            return new Options(nodes, s, tuning, throttleNode, throttleRate, nodeRate, expectTimeout, timeout, security);
         }
 
         long rateOf(int node) {
@@ -113,8 +115,13 @@ final class LocalCluster {
                 Broadcast.Builder builder = endpoint.configure(Broadcast.builder()).destinationDirectory(dir)
                         .strategy(options.strategy()).nodeId(id);
                 if (options.strategy().isCluster()) {
+                    if (options.security() == null || !options.security().choosesSecret()) {
+                        builder.secret(secret);
+                    }
+                    if (options.security() != null) {
+                        options.security().applyTo(builder);
+                    }
                     builder.registry(registry)
-                            .secret(secret)
                             .listen(new InetSocketAddress(LOOPBACK, ports.get(i)))
                             .advertisedHost(LOOPBACK)
                             .expectNodes(n, options.expectTimeout());

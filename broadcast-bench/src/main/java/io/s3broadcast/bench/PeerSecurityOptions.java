@@ -34,6 +34,11 @@ final class PeerSecurityOptions {
             description = "Certificates this node trusts (the cluster's CA); peers without one are refused.")
     Path tlsTrust;
 
+    /** Whether a secret or insecure mode was chosen (else a one-JVM cluster makes up a random secret). */
+    boolean choosesSecret() {
+        return secretFile != null || insecure;
+    }
+
     void applyTo(Broadcast.Builder builder) {
         if (secretFile != null) {
             builder.secret(readSecret(secretFile));
