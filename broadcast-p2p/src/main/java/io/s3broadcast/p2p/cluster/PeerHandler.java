@@ -124,8 +124,8 @@ final class PeerHandler extends ChannelInboundHandlerAdapter {
     @Override
     public void exceptionCaught(ChannelHandlerContext ctx, Throwable cause) {
         if (cause instanceof HandshakeException e) {
+            // The handshake handler closes the channel once its GOODBYE saying why is written.
             run.handshakeFailed(this, e);
-            ctx.close();
             return;
         }
         LOG.debug("connection to {} ({}) failed: {}", peerId, ctx.channel().remoteAddress(), cause.toString());
