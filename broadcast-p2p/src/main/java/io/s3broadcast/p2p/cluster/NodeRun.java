@@ -525,7 +525,15 @@ final class NodeRun implements ClusterRun, GroupRouter.Target {
         pendingSince.remove(id);
         dialAttempts.remove(id);
         choke.peerConnected(id);
-        h.write(BitfieldMessage.of(store.bitfield()));
+        Bitfield have = store.bitfield();
+        if (begun) {
+            // Pieces already on disk whose stored() has not run yet: mark them in the work list now, so the
+            // WORKS_LEFT below agrees with the BITFIELD (the peer checks one against the other).
+            for (int piece = have.nextSet(0); piece >= 0; piece = have.nextSet(piece + 1)) {
+                workList.pieceStored(piece);
+            }
+        }
+        h.write(BitfieldMessage.of(have));
         if (begun) {
             h.write(new WorksLeft(workList.remaining().works()));
         }

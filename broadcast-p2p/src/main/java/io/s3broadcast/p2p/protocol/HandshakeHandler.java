@@ -176,10 +176,11 @@ final class HandshakeHandler extends ChannelInboundHandlerAdapter {
     private void refuse(ChannelHandlerContext ctx, Goodbye.Reason reason, String detail) {
         finished = true;
         cancelTimeout();
-        // The goodbye goes out first, so a handler that closes on the exception cannot cut it off.
-        ctx.writeAndFlush(new Goodbye(reason, detail)).addListener(ChannelFutureListener.CLOSE);
+        // The exchange handler hears why first; it must not close the channel itself (the goodbye would be cut
+        // off): this handler closes it once the goodbye is written.
         ctx.fireExceptionCaught(new HandshakeException(reason, "handshake with " + ctx.channel().remoteAddress()
                 + " failed: " + detail));
+        ctx.writeAndFlush(new Goodbye(reason, detail)).addListener(ChannelFutureListener.CLOSE);
     }
 
     @Override
