@@ -2,6 +2,8 @@ package io.s3broadcast.testkit.proxy;
 
 import java.util.EnumMap;
 import java.util.Map;
+import java.util.TreeMap;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.LongAdder;
 
 /** The live counters behind {@link ProxyStats}. */
@@ -12,6 +14,7 @@ final class Counters {
   final LongAdder bytesToClient = new LongAdder();
   final LongAdder throttleNanos = new LongAdder();
   private final Map<FaultKind, LongAdder> faults = new EnumMap<>(FaultKind.class);
+  private final Map<String, LongAdder> bySource = new ConcurrentHashMap<>();
 
   Counters() {
     for (FaultKind kind : FaultKind.values()) {
@@ -23,7 +26,14 @@ final class Counters {
     faults.get(kind).increment();
   }
 
+  /** The counter of response bytes sent to one source (a port's label or a client address). */
+  LongAdder source(String source) {
+    return bySource.computeIfAbsent(source, s -> new LongAdder());
+  }
+
   ProxyStats snapshot() {
+    Map<String, Long> sources = new TreeMap<>();
+    bySource.forEach((source, count) -> sources.put(source, count.sum()));
     Map<FaultKind, Long> byKind = new EnumMap<>(FaultKind.class);
     faults.forEach((kind, count) -> byKind.put(kind, count.sum()));
     return new ProxyStats(
@@ -32,6 +42,7 @@ final class Counters {
         byKind,
         bytesToUpstream.sum(),
         bytesToClient.sum(),
-        throttleNanos.sum());
+        throttleNanos.sum(),
+        sources);
   }
 }

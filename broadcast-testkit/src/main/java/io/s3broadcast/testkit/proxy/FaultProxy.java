@@ -7,8 +7,10 @@ import java.net.InetSocketAddress;
 import java.net.ServerSocket;
 import java.net.Socket;
 import java.net.URI;
+import java.util.ArrayDeque;
 import java.util.List;
 import java.util.Objects;
+import java.util.Random;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
@@ -42,6 +44,11 @@ import org.slf4j.LoggerFactory;
  * buffer, so memory per connection is bounded whatever the body size and a slow client slows the
  * upstream read (backpressure). Bytes are forwarded unchanged, headers included ({@code Host} too,
  * so SigV4 signatures made for the proxy's endpoint stay valid). Two threads serve each connection.
+ *
+ * <p>To emulate S3 as a fleet sees it, give it an {@link S3Profile} ({@link Builder#profile}): every GET response
+ * then draws its own rate and first-byte latency, under per-connection and aggregate caps. Response bytes are
+ * counted per source ({@link ProxyStats#bytesToClientBySource()}): per client IP address, or per labelled port
+ * ({@link #openPort}) whose connections may also share a {@link Throttle}, e.g. one emulated node's download link.
  */
 public final class FaultProxy implements Closeable {
   /** A bandwidth limit meaning no limit. */
@@ -49,9 +56,17 @@ public final class FaultProxy implements Closeable {
 
   private static final Logger log = LoggerFactory.getLogger(FaultProxy.class);
 
+  /** How many {@link ServedRequest}s {@link #servedRequests()} keeps (the most recent). */
+  static final int SERVED_REQUESTS_KEPT = 100_000;
+
   private final InetSocketAddress upstream;
   private final ThrottleClock clock;
   private final ServerSocket server;
+  private final InetAddress bindAddress;
+  private final S3Profile profile;
+  private final Random random;
+  private final ArrayDeque<ServedRequest> served = new ArrayDeque<>();
+  private final List<Port> ports = new CopyOnWriteArrayList<>();
   private final ExecutorService threads;
   private final TokenBucket aggregate;
   private final Counters counters = new Counters();
@@ -64,9 +79,18 @@ public final class FaultProxy implements Closeable {
   private FaultProxy(Builder builder) throws IOException {
     this.upstream = builder.upstream;
     this.clock = builder.clock;
-    this.aggregate = new TokenBucket(builder.aggregateRate, clock);
-    this.perConnectionRate = builder.perConnectionRate;
-    this.server = new ServerSocket(0, 128, InetAddress.getLoopbackAddress());
+    this.profile = builder.profile;
+    this.random = new Random(builder.seed);
+    long aggregateRate = builder.aggregateRate;
+    long connectionRate = builder.perConnectionRate;
+    if (profile != null) {
+      aggregateRate = aggregateRate != UNLIMITED ? aggregateRate : profile.aggregateCap();
+      connectionRate = connectionRate != UNLIMITED ? connectionRate : profile.perConnectionCap();
+    }
+    this.aggregate = new TokenBucket(aggregateRate, clock);
+    this.perConnectionRate = connectionRate;
+    this.bindAddress = builder.bindAddress;
+    this.server = new ServerSocket(builder.port, 128, bindAddress);
     int port = server.getLocalPort();
     AtomicLong threadIds = new AtomicLong();
     ThreadFactory factory =
@@ -76,7 +100,8 @@ public final class FaultProxy implements Closeable {
           return t;
         };
     this.threads = Executors.newCachedThreadPool(factory);
-    threads.execute(this::acceptLoop);
+    Port main = new Port(null, server, null);
+    threads.execute(() -> acceptLoop(main));
   }
 
   /** Starts a proxy to {@code upstream} on a free loopback port, with no rules and no limits. */
@@ -90,7 +115,13 @@ public final class FaultProxy implements Closeable {
 
   /** Where clients connect: {@code http://127.0.0.1:<port>}. */
   public URI endpoint() {
-    return URI.create("http://" + address().getAddress().getHostAddress() + ":" + address().getPort());
+    return URI.create("http://" + hostOf(server) + ":" + address().getPort());
+  }
+
+  private static String hostOf(ServerSocket socket) {
+    InetAddress a = socket.getInetAddress();
+    String host = a.isAnyLocalAddress() ? InetAddress.getLoopbackAddress().getHostAddress() : a.getHostAddress();
+    return host.contains(":") ? "[" + host + "]" : host;
   }
 
   /** The listening address. */
@@ -101,6 +132,36 @@ public final class FaultProxy implements Closeable {
   /** Where requests are forwarded. */
   public InetSocketAddress upstream() {
     return upstream;
+  }
+
+  /**
+   * Opens another listening port on the proxy's bind address whose response bytes are counted under {@code label}
+   * and, when {@code link} is not null, also charged to it (an emulated node's download link, shared with whatever
+   * else charges it). Closed with the proxy.
+   */
+  public URI openPort(String label, Throttle link) throws IOException {
+    Objects.requireNonNull(label, "label");
+    ServerSocket socket = new ServerSocket(0, 128, bindAddress);
+    Port port = new Port(label, socket, link == null ? null : link.bucket());
+    ports.add(port);
+    if (closed) {
+      socket.close();
+      throw new IOException("proxy closed");
+    }
+    execute(() -> acceptLoop(port));
+    return URI.create("http://" + hostOf(socket) + ":" + socket.getLocalPort());
+  }
+
+  /** The S3 profile responses follow, or null. */
+  public S3Profile profile() {
+    return profile;
+  }
+
+  /** The most recent responses served under the profile (at most {@value #SERVED_REQUESTS_KEPT}), oldest first. */
+  public List<ServedRequest> servedRequests() {
+    synchronized (served) {
+      return List.copyOf(served);
+    }
   }
 
   /** Adds a rule after the existing ones and returns it. */
@@ -178,6 +239,13 @@ public final class FaultProxy implements Closeable {
     } catch (IOException e) {
       log.debug("closing listener: {}", e.toString());
     }
+    for (Port port : ports) {
+      try {
+        port.socket().close();
+      } catch (IOException e) {
+        log.debug("closing listener: {}", e.toString());
+      }
+    }
     for (ProxyConnection connection : connections) {
       connection.close();
     }
@@ -197,12 +265,16 @@ public final class FaultProxy implements Closeable {
     return "FaultProxy[" + endpoint() + " -> " + upstream + "]";
   }
 
-  private void acceptLoop() {
-    Thread.currentThread().setName("fault-proxy-" + server.getLocalPort() + "-accept");
+  /** A listening socket: the main one (label null: count by client address) or one from {@link #openPort}. */
+  private record Port(String label, ServerSocket socket, TokenBucket link) {}
+
+  private void acceptLoop(Port port) {
+    ServerSocket listener = port.socket();
+    Thread.currentThread().setName("fault-proxy-" + listener.getLocalPort() + "-accept");
     while (!closed) {
       Socket socket;
       try {
-        socket = server.accept();
+        socket = listener.accept();
       } catch (IOException e) {
         if (!closed) {
           log.warn("accept failed; proxy stops accepting", e);
@@ -213,8 +285,9 @@ public final class FaultProxy implements Closeable {
       try {
         socket.setTcpNoDelay(true);
         TokenBucket bucket = new TokenBucket(perConnectionRate, clock);
+        String source = port.label() != null ? port.label() : socket.getInetAddress().getHostAddress();
         ProxyConnection connection =
-            new ProxyConnection(this, connectionIds.incrementAndGet(), socket, bucket);
+            new ProxyConnection(this, connectionIds.incrementAndGet(), socket, bucket, source, port.link());
         connections.add(connection);
         bucket.setRate(perConnectionRate); // in case it changed while registering
         if (closed) {
@@ -263,12 +336,41 @@ public final class FaultProxy implements Closeable {
     return aggregate;
   }
 
+  ThrottleClock clock() {
+    return clock;
+  }
+
+  /** A rate (0 when the profile has no rate distribution) and a first-byte latency for one GET response. */
+  long[] drawRequest() {
+    if (profile == null) {
+      return new long[] {0, 0};
+    }
+    synchronized (random) {
+      long rate = profile.rates() == null ? 0 : profile.rates().draw(random);
+      long latency = profile.firstByte().draw(random);
+      return new long[] {rate, latency};
+    }
+  }
+
+  void recordServed(ServedRequest request) {
+    synchronized (served) {
+      if (served.size() == SERVED_REQUESTS_KEPT) {
+        served.removeFirst();
+      }
+      served.addLast(request);
+    }
+  }
+
   /** Builds and starts a {@link FaultProxy}. */
   public static final class Builder {
     private final InetSocketAddress upstream;
     private long aggregateRate = UNLIMITED;
     private long perConnectionRate = UNLIMITED;
     private ThrottleClock clock = ThrottleClock.system();
+    private InetAddress bindAddress = InetAddress.getLoopbackAddress();
+    private int port;
+    private S3Profile profile;
+    private long seed = 1;
 
     private Builder(InetSocketAddress upstream) {
       this.upstream = Objects.requireNonNull(upstream);
@@ -292,7 +394,37 @@ public final class FaultProxy implements Closeable {
       return this;
     }
 
-    /** Starts listening on a free loopback port. */
+    /**
+     * The address to listen on; default loopback. An emulated fleet listens on its bridge's address so that its
+     * network namespaces reach the proxy, and tells its nodes apart by their addresses.
+     */
+    public Builder bindAddress(InetAddress address) {
+      this.bindAddress = Objects.requireNonNull(address);
+      return this;
+    }
+
+    /** The port to listen on; default 0, a free one. */
+    public Builder port(int port) {
+      this.port = port;
+      return this;
+    }
+
+    /**
+     * Emulates S3 as {@code profile} says: a drawn rate and first-byte latency per GET response, and its caps
+     * (unless {@link #aggregateResponseRate} or {@link #perConnectionResponseRate} set their own).
+     */
+    public Builder profile(S3Profile profile) {
+      this.profile = Objects.requireNonNull(profile);
+      return this;
+    }
+
+    /** Seed of the profile's draws; default 1. */
+    public Builder seed(long seed) {
+      this.seed = seed;
+      return this;
+    }
+
+    /** Starts listening on a free loopback port (or as {@link #bindAddress} and {@link #port} say). */
     public FaultProxy start() throws IOException {
       return new FaultProxy(this);
     }

@@ -63,17 +63,23 @@ final class ProxyConnection {
     }
   }
 
-  ProxyConnection(FaultProxy proxy, long id, Socket client, TokenBucket bucket) throws IOException {
+  private final String source;
+
+  ProxyConnection(FaultProxy proxy, long id, Socket client, TokenBucket bucket, String source, TokenBucket link)
+      throws IOException {
     this.proxy = proxy;
     this.id = id;
     this.client = client;
     this.bucket = bucket;
+    this.source = source;
     this.clientOut =
         new ClientOutput(
             new BufferedOutputStream(client.getOutputStream(), WRITE_BUFFER),
             bucket,
+            link,
             proxy.aggregateBucket(),
-            proxy.counters());
+            proxy.counters(),
+            proxy.counters().source(source));
   }
 
   TokenBucket bucket() {
@@ -242,6 +248,13 @@ final class ProxyConnection {
       }
       Rule rule = exchange.rule();
       boolean headFault = rule != null && rule.fault().afterHeadBytes() >= 0;
+      boolean profiled = !head.isInterim() && proxy.profile() != null && exchange.head().method().equals("GET")
+          && head.status() >= 200 && head.status() < 300;
+      long[] draw = profiled ? proxy.drawRequest() : null;
+      if (profiled) {
+        firstByteWait(draw[1]);
+        clientOut.requestBucket(draw[0] > 0 ? new TokenBucket(draw[0], proxy.clock()) : null);
+      }
       if (headFault) {
         int before = Math.min(rule.fault().afterHeadBytes(), raw.length - 1);
         clientOut.write(raw, 0, before);
@@ -255,9 +268,19 @@ final class ProxyConnection {
         continue;
       }
       BodyFraming framing = BodyFraming.forResponse(exchange.head().method(), head);
+      long bodyStart = proxy.clock().nanoTime();
       ByteSink body = rule == null || headFault ? clientOut : new FaultingBody(rule);
-      BodyCopier.copy(in, framing, body);
-      clientOut.flush();
+      CountingSink counted = new CountingSink(body);
+      try {
+        BodyCopier.copy(in, framing, counted);
+        clientOut.flush();
+      } finally {
+        clientOut.requestBucket(null);
+      }
+      if (profiled) {
+        proxy.recordServed(new ServedRequest(source, draw[0], draw[1], counted.bytes,
+            proxy.clock().nanoTime() - bodyStart));
+      }
       boolean closeNow;
       synchronized (lock) {
         pending.poll();
@@ -268,6 +291,34 @@ final class ProxyConnection {
         finish();
         return;
       }
+    }
+  }
+
+  private void firstByteWait(long nanos) throws IOException {
+    if (nanos <= 0) {
+      return;
+    }
+    try {
+      proxy.clock().sleepNanos(nanos);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new InterruptedIOException("interrupted in the first-byte latency");
+    }
+  }
+
+  /** Counts the body bytes that pass. */
+  private static final class CountingSink implements ByteSink {
+    private final ByteSink next;
+    long bytes;
+
+    CountingSink(ByteSink next) {
+      this.next = next;
+    }
+
+    @Override
+    public void write(byte[] b, int off, int len) throws IOException {
+      next.write(b, off, len);
+      bytes += len;
     }
   }
 

@@ -14,6 +14,8 @@ import java.util.Map;
  *     written to clients
  * @param throttleNanos total time response writers waited for the bandwidth limits, on the
  *     proxy's {@link ThrottleClock}; summed over connections, so it can exceed wall time
+ * @param bytesToClientBySource response bytes (heads and bodies) by source: the label of the port the client
+ *     connected to ({@link FaultProxy#openPort}), or else the client's IP address
  */
 public record ProxyStats(
     long connections,
@@ -21,7 +23,8 @@ public record ProxyStats(
     Map<FaultKind, Long> faults,
     long bytesToUpstream,
     long bytesToClient,
-    long throttleNanos) {
+    long throttleNanos,
+    Map<String, Long> bytesToClientBySource) {
 
   public ProxyStats {
     EnumMap<FaultKind, Long> copy = new EnumMap<>(FaultKind.class);
@@ -29,6 +32,12 @@ public record ProxyStats(
       copy.put(kind, faults.getOrDefault(kind, 0L));
     }
     faults = Map.copyOf(copy);
+    bytesToClientBySource = java.util.Collections.unmodifiableMap(new java.util.TreeMap<>(bytesToClientBySource));
+  }
+
+  /** Response bytes sent to one source, 0 if none. */
+  public long bytesToClient(String source) {
+    return bytesToClientBySource.getOrDefault(source, 0L);
   }
 
   /** Faults of one kind actually injected. */
