@@ -11,6 +11,7 @@ import picocli.CommandLine.Spec;
         mixinStandardHelpOptions = true,
         versionProvider = BenchCli.Version.class,
         subcommands = {SingleCommand.class, DemoCommand.class, NodeCommand.class, ClusterCommand.class, ChaosCommand.class,
+            FleetCommand.class,
             CommandLine.HelpCommand.class},
         synopsisSubcommandLabel = "COMMAND",
         headerHeading = "%n",

@@ -89,6 +89,23 @@ final class LocalCluster {
      */
     static ClusterTrial run(Testbed testbed, Options options, Path workDir, int trial, IntFunction<FetchListener> listeners)
             throws IOException, InterruptedException {
+        return run(testbed, options, workDir, trial, listeners, null);
+    }
+
+    /** How a caller places one node: its S3 endpoint, and anything else it attaches to the node's id. */
+    interface NodeSetup {
+        /**
+         * Called before node {@code node} is built.
+         *
+         * @param base the endpoint the node would use (the server's, or its throttling proxy's)
+         * @return the endpoint it uses
+         */
+        Endpoint place(int node, String nodeId, Endpoint base) throws IOException;
+    }
+
+    /** {@link #run(Testbed, Options, Path, int, IntFunction)}, with {@code setup} (or null) placing each node. */
+    static ClusterTrial run(Testbed testbed, Options options, Path workDir, int trial, IntFunction<FetchListener> listeners,
+            NodeSetup setup) throws IOException, InterruptedException {
         int n = options.nodes();
         Path trialDir = Files.createDirectories(workDir.resolve(Converters.name(options.strategy()) + "-" + trial));
         List<FaultProxy> proxies = new ArrayList<>();
@@ -112,6 +129,9 @@ final class LocalCluster {
                 }
                 Path dir = Files.createDirectories(trialDir.resolve("node-" + i));
                 String id = options.strategy().isCluster() ? NodeInfo.idFor(LOOPBACK, ports.get(i)) : "node-" + i;
+                if (setup != null) {
+                    endpoint = setup.place(i, id, endpoint);
+                }
                 Broadcast.Builder builder = endpoint.configure(Broadcast.builder()).destinationDirectory(dir)
                         .strategy(options.strategy()).nodeId(id);
                 if (options.strategy().isCluster()) {

@@ -452,6 +452,7 @@ final class NodeRun implements ClusterRun, GroupRouter.Target {
                         pipeline.configure(ch.pipeline(), PeerPipeline.Side.DIALER);
                         ch.pipeline().addLast(PeerHandler.IDLE, PeerHandler.idleHandler());
                         ch.pipeline().addLast(PeerPipeline.EXCHANGE, handler);
+                        LinkEmulation.apply(self, ch.pipeline());
                     }
                 })
                 .connect(node.host(), node.port())
@@ -488,6 +489,7 @@ final class NodeRun implements ClusterRun, GroupRouter.Target {
         pipeline.configure(ch.pipeline(), PeerPipeline.Side.ACCEPTOR);
         ch.pipeline().addLast(PeerHandler.IDLE, PeerHandler.idleHandler());
         ch.pipeline().addLast(PeerPipeline.EXCHANGE, new PeerHandler(this, null, config.limits().serveBytesPerSecond()));
+        LinkEmulation.apply(self, ch.pipeline());
         return true;
     }
 

@@ -42,6 +42,16 @@ public final class Throttle {
   }
 
   /**
+   * Charges {@code n} bytes at once, into debt if need be, for a user that cannot wait in place (an event loop
+   * that pauses reading instead).
+   *
+   * @return 0 if the limit is not in debt now, else the nanoseconds until the debt is paid
+   */
+  public long chargeNow(long n) {
+    return bucket.takeNow(n);
+  }
+
+  /**
    * Charges {@code n} bytes, waiting as needed.
    *
    * @return nanoseconds waited

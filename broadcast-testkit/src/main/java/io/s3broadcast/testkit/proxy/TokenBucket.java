@@ -87,6 +87,20 @@ final class TokenBucket {
   }
 
   /**
+   * Takes {@code n} tokens now, into debt if need be.
+   *
+   * @return 0 if the balance is still not negative, else the nanoseconds until it is back to zero
+   */
+  synchronized long takeNow(long n) {
+    if (rate <= 0) {
+      return 0;
+    }
+    refill(clock.nanoTime());
+    tokens -= n;
+    return tokens >= 0 ? 0 : Math.max(1, (long) Math.ceil(-tokens * 1e9 / rate));
+  }
+
+  /**
    * Takes {@code n} tokens, waiting on the clock as needed, in waits of at most {@link
    * #MAX_WAIT_NANOS} so that a rate change applies within that time.
    *

@@ -99,4 +99,13 @@ class TokenBucketTest {
     assertThat(bucket.tokens()).isEqualTo(10.0);
     assertThat(bucket.rate()).isEqualTo(100);
   }
+
+  @Test
+  void takeNowGoesIntoDebtAndSaysHowLongItLasts() {
+    TokenBucket bucket = new TokenBucket(1000, clock); // 100 tokens
+    assertThat(bucket.takeNow(50)).isZero();
+    assertThat(bucket.takeNow(150)).isEqualTo(100_000_000L); // 100 tokens of debt at 1000/s
+    clock.advance(100_000_000L);
+    assertThat(bucket.takeNow(0)).isZero();
+  }
 }

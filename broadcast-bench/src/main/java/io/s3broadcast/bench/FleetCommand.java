@@ -1,0 +1,321 @@
+package io.s3broadcast.bench;
+
+import io.s3broadcast.Strategy;
+import io.s3broadcast.testkit.proxy.S3Profile;
+import java.io.IOException;
+import java.io.PrintWriter;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Objects;
+import java.util.concurrent.Callable;
+import java.util.function.Function;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.ParameterException;
+import picocli.CommandLine.Spec;
+
+/** {@code fleet}: an emulated fleet with cloud-like S3 and per-node links; every contender in the same run. */
+@Command(name = "fleet",
+        mixinStandardHelpOptions = true,
+        sortOptions = false,
+        headerHeading = "%n",
+        header = "Broadcast one object to an emulated fleet (per-node links, S3 with per-request rates); our strategies"
+                + " and baselines in one run, against the fluid lower bound T*.",
+        description = {
+            "%nStarts S3Proxy in this JVM with one seeded object behind the testkit's throttling proxy, which gives"
+                    + " every GET its own rate and first-byte latency from --s3-profile and counts the bytes it sends"
+                    + " to each node. Each node has a download and an upload link (--link, --links) that its S3 and"
+                    + " peer traffic share.",
+            "%n--level inprocess: N nodes in this JVM; each node's peer channels are shaped (upload by a Netty"
+                    + " traffic shaper, download charged to the same limit as its S3 port). Runs anywhere, N up to 64."
+                    + " CPU is the bench process's, for the whole fleet.",
+            "%nFor every trial and contender (the order rotates every trial) it prints a node table; then a summary"
+                    + " with T* = max(S/O, S/D, N*S/(O + sum U)) and which term binds, slowest / T*, mean / T*, S3 bytes"
+                    + " / S and CPU; then one JSON line per contender (and --csv: one row per node).",
+        },
+        footerHeading = "%nExamples:%n",
+        footer = {
+            "  java -jar broadcast-bench.jar fleet --level inprocess --nodes 8 --size 96MiB --link 10MB \\",
+            "      --strategies flat,non-steal,steal,overlap --baselines transfer-manager --s3-profile paper",
+            "  java -jar broadcast-bench.jar fleet --level inprocess --nodes 8 --links 6x10MB,2x2.5MB --s3-profile 'paper;aggregate=40MB'",
+        })
+final class FleetCommand implements Callable<Integer> {
+
+    private static final Logger LOG = LoggerFactory.getLogger(FleetCommand.class);
+    static final List<String> BASELINES = List.of("aria2-swarm", "aria2-flat", "transfer-manager");
+
+    @Spec
+    CommandSpec spec;
+
+    @Option(names = "--level", paramLabel = "netns|inprocess",
+            description = "netns: a namespace and a JVM per node (Linux, root); inprocess: all nodes in this JVM"
+                    + " (default: netns as root on Linux, else inprocess).")
+    String level;
+
+    @Option(names = "--nodes", defaultValue = "4", description = "Nodes in the fleet (default: ${DEFAULT-VALUE}).")
+    int nodes;
+
+    @Option(names = "--size", paramLabel = "SIZE", converter = ByteSize.Converter.class, defaultValue = "96MiB",
+            description = "Size of the object (default: ${DEFAULT-VALUE}).")
+    long size;
+
+    @Option(names = "--seed", defaultValue = "42", description = "Seed of the object and of the S3 draws (default: ${DEFAULT-VALUE}).")
+    long seed;
+
+    @Option(names = "--strategies", split = ",", paramLabel = "NAME", converter = Converters.StrategyConverter.class,
+            defaultValue = "flat,non-steal,steal,overlap",
+            description = "Our strategies to run (default: ${DEFAULT-VALUE}); --strategies none for none.")
+    List<Strategy> strategies;
+
+    @Option(names = "--baselines", split = ",", paramLabel = "NAME", defaultValue = "transfer-manager",
+            description = "Baselines: aria2-swarm, aria2-flat, transfer-manager, or none (default: ${DEFAULT-VALUE}).")
+    List<String> baselines;
+
+    @Option(names = "--trials", defaultValue = "1", description = "Trials per contender (default: ${DEFAULT-VALUE}).")
+    int trials;
+
+    @Option(names = "--link", paramLabel = "RATE[/UP]", defaultValue = "10MB",
+            description = "Every node's link: 10MB both ways, or 10MB/5MB down/up; MB = 10^6 bytes/s (default: ${DEFAULT-VALUE}).")
+    String link;
+
+    @Option(names = "--links", paramLabel = "SPEC",
+            description = "Mixed links instead of --link, e.g. 6x10MB,2x2.5MB (counts add up to --nodes).")
+    String links;
+
+    @Option(names = "--latency", paramLabel = "MS", defaultValue = "0",
+            description = "One-way latency added to each node's link, milliseconds (netns only; default: ${DEFAULT-VALUE}).")
+    double latencyMillis;
+
+    @Option(names = "--s3-profile", paramLabel = "NAME|SPEC", defaultValue = "paper",
+            description = "How S3 answers: paper, unlimited, fixed:10MB, lognormal:6MB,0.4, bimodal:4.5MB,10MB,0.3,"
+                    + " empirical:3MB,9MB, then optional ;latency=30ms ;connection=20MB ;aggregate=100MB"
+                    + " (default: ${DEFAULT-VALUE}).")
+    String s3Profile;
+
+    @Option(names = "--s3-aggregate", paramLabel = "RATE", converter = ByteSize.Converter.class,
+            description = "Aggregate S3 cap O for the whole fleet (a hot object); overrides the profile's.")
+    Long s3Aggregate;
+
+    @Option(names = "--cpu-per-node", paramLabel = "CORES",
+            description = "CPU share per node process, e.g. 0.25 (netns only, through a cgroup quota).")
+    Double cpuPerNode;
+
+    @Option(names = "--json", paramLabel = "FILE", description = "Also write the JSON lines to FILE.")
+    Path jsonFile;
+
+    @Option(names = "--csv", paramLabel = "FILE", description = "Also write one CSV row per node and trial to FILE"
+            + " (default: beside --json, with .csv).")
+    Path csvFile;
+
+    @Option(names = "--expect-timeout", paramLabel = "DURATION", converter = Converters.DurationConverter.class,
+            defaultValue = "60s", description = "How long nodes wait for each other (default: ${DEFAULT-VALUE}).")
+    Duration expectTimeout;
+
+    @Option(names = "--timeout", paramLabel = "DURATION", converter = Converters.DurationConverter.class,
+            defaultValue = "15m", description = "A trial still running after this is cancelled (default: ${DEFAULT-VALUE}).")
+    Duration timeout;
+
+    @Option(names = "--work-dir", paramLabel = "DIR",
+            description = "Where the nodes' directories go (a new temporary directory inside it; default: java.io.tmpdir).")
+    Path workDir;
+
+    @Mixin
+    NodeTuning tuning;
+
+    @Override
+    public Integer call() throws Exception {
+        double loadBefore = Machine.loadAverage();
+        FleetSpec fleet = validate();
+        Path dir = workDir != null ? Files.createTempDirectory(Files.createDirectories(workDir), "s3bf-")
+                : Files.createTempDirectory("s3bf-");
+        PrintWriter out = spec.commandLine().getOut();
+        try (Testbed testbed = Testbed.embedded(size, seed);
+             FleetLevel run = openLevel(fleet, testbed, dir)) {
+            List<String> contenders = new ArrayList<>();
+            strategies.forEach(s -> contenders.add(Converters.name(s)));
+            contenders.addAll(baselines);
+            Map<String, List<FleetTrial>> results = new LinkedHashMap<>();
+            contenders.forEach(c -> results.put(c, new ArrayList<>()));
+            FluidBound tStar = FluidBound.of(size, fleet.profile().aggregateCap(), fleet.links());
+            out.printf(Locale.ROOT, "%nfleet: %s level, %d nodes, %s, S3 %s%n", fleet.level(), nodes, ByteSize.format(size),
+                    fleet.profile().describe());
+            out.printf(Locale.ROOT, "T* = %.3f s (binds: %s; S/O %.3f, S/D %.3f, N*S/(O+sum U) %.3f)%n", tStar.seconds(),
+                    tStar.binds(), tStar.s3Term(), tStar.downloadTerm(), tStar.uploadTerm());
+            out.flush();
+            for (int t = 1; t <= trials; t++) {
+                List<String> order = new ArrayList<>(contenders);
+                Collections.rotate(order, -(t - 1));
+                for (String c : order) {
+                    LOG.info("trial {}/{}: {} on {} nodes ({})", t, trials, c, nodes, fleet.level());
+                    FleetTrial trial = run.run(c, t);
+                    results.get(c).add(trial);
+                    FleetTables.printNodes(out, c + ", trial " + t, trial, tStar);
+                    out.flush();
+                }
+            }
+            List<FleetReport> reports = new ArrayList<>();
+            for (Map.Entry<String, List<FleetTrial>> e : results.entrySet()) {
+                reports.add(report(fleet, e.getKey(), e.getValue(), tStar, loadBefore));
+            }
+            FleetTables.printSummary(out, tStar, reports);
+            List<String> lines = reports.stream().map(Json::line).toList();
+            lines.forEach(out::println);
+            out.flush();
+            writeFiles(lines, reports);
+            return reports.stream().allMatch(FleetReport::sha256Match) ? 0 : 1;
+        } finally {
+            FleetFiles.deleteTree(dir);
+        }
+    }
+
+    private FleetLevel openLevel(FleetSpec fleet, Testbed testbed, Path dir) throws IOException, InterruptedException {
+        return switch (fleet.level()) {
+            case "inprocess" -> new InProcessFleet(fleet, testbed, dir);
+            case "netns" -> NetnsFleet.open(fleet, testbed, dir);
+            default -> throw new IllegalStateException(fleet.level());
+        };
+    }
+
+    private void writeFiles(List<String> lines, List<FleetReport> reports) throws IOException {
+        Path csv = csvFile;
+        if (jsonFile != null) {
+            Files.write(jsonFile, lines);
+            if (csv == null) {
+                String name = jsonFile.getFileName().toString();
+                csv = jsonFile.resolveSibling(name.endsWith(".json") ? name.substring(0, name.length() - 5) + ".csv"
+                        : name + ".csv");
+            }
+        }
+        if (csv != null) {
+            Files.write(csv, FleetTables.csv(reports));
+        }
+    }
+
+    FleetReport report(FleetSpec fleet, String contender, List<FleetTrial> runs, FluidBound tStar, double loadBefore) {
+        Double slowest = median(runs, FleetTrial::slowest);
+        Double mean = median(runs, FleetTrial::mean);
+        double s3 = runs.stream().mapToDouble(FleetTrial::s3Reads).average().orElse(0);
+        List<Double> perNodeCpu = runs.stream().flatMap(r -> r.nodes().stream()).map(FleetNode::cpuSeconds)
+                .filter(Objects::nonNull).toList();
+        Double cpuPerNodeSeconds = !perNodeCpu.isEmpty()
+                ? SingleCommand.round(perNodeCpu.stream().mapToDouble(d -> d).average().orElse(0), 2)
+                : SingleCommand.round(runs.stream().mapToDouble(FleetTrial::cpuSeconds).average().orElse(0) / nodes, 2);
+        double util = runs.stream().mapToDouble(FleetTrial::cpuUtilisation).average().orElse(0);
+        boolean cpuBound = runs.stream().anyMatch(r -> r.cpuUtilisation() >= FleetReport.CPU_BOUND);
+        boolean ours = !BASELINES.contains(contender);
+        return new FleetReport("fleet", fleet.level(), contender, ours ? "strategy" : "baseline", nodes, size, runs.size(),
+                fleet.profile().describe(), fleet.links().stream().map(FleetLink::describe).toList(), latencyMillis,
+                cpuPerNode, tStar, slowest, mean, tStar.ratio(slowest), tStar.ratio(mean), SingleCommand.round(s3, 3),
+                cpuPerNodeSeconds, SingleCommand.round(util, 3), cpuBound,
+                !runs.isEmpty() && runs.stream().allMatch(FleetTrial::sha256Match),
+                ours ? tuning.describe() : Map.of(), runs, Machine.current(loadBefore));
+    }
+
+    static Double median(List<FleetTrial> runs, Function<FleetTrial, Double> value) {
+        List<Double> values = runs.stream().map(value).toList();
+        if (values.isEmpty() || values.stream().anyMatch(Objects::isNull)) {
+            return null;
+        }
+        List<Double> sorted = values.stream().sorted().toList();
+        int m = sorted.size() / 2;
+        return SingleCommand.round(sorted.size() % 2 == 1 ? sorted.get(m) : (sorted.get(m - 1) + sorted.get(m)) / 2, 3);
+    }
+
+    private FleetSpec validate() {
+        if (nodes < 1) {
+            throw new ParameterException(spec.commandLine(), "--nodes must be at least 1");
+        }
+        if (trials < 1) {
+            throw new ParameterException(spec.commandLine(), "--trials must be at least 1");
+        }
+        if (size < 1) {
+            throw new ParameterException(spec.commandLine(), "--size must be positive");
+        }
+        strategies = strategies == null ? List.of() : strategies.stream().distinct().toList();
+        List<String> b = new ArrayList<>();
+        for (String name : baselines == null ? List.<String>of() : baselines) {
+            String n = name.trim().toLowerCase(Locale.ROOT);
+            if (n.equals("none") || n.isEmpty()) {
+                continue;
+            }
+            if (!BASELINES.contains(n)) {
+                throw new ParameterException(spec.commandLine(), "unknown baseline '" + name + "': use "
+                        + String.join(", ", BASELINES) + " or none");
+            }
+            if (!b.contains(n)) {
+                b.add(n);
+            }
+        }
+        baselines = b;
+        if (strategies.isEmpty() && baselines.isEmpty()) {
+            throw new ParameterException(spec.commandLine(), "nothing to run: give --strategies or --baselines");
+        }
+        String lvl = level != null ? level.toLowerCase(Locale.ROOT) : NetnsFleet.available() == null ? "netns" : "inprocess";
+        if (!lvl.equals("netns") && !lvl.equals("inprocess")) {
+            throw new ParameterException(spec.commandLine(), "--level is netns or inprocess, not '" + level + "'");
+        }
+        if (lvl.equals("netns")) {
+            String why = NetnsFleet.available();
+            if (why != null) {
+                throw new ParameterException(spec.commandLine(), "--level netns is not possible here: " + why
+                        + ". Use --level inprocess (all nodes in this JVM, shaped in user space).");
+            }
+        } else {
+            if (baselines.contains("aria2-swarm")) {
+                throw new ParameterException(spec.commandLine(),
+                        "aria2-swarm needs a network address per node: run it with --level netns");
+            }
+            if (latencyMillis > 0) {
+                throw new ParameterException(spec.commandLine(), "--latency needs --level netns (tc netem)");
+            }
+            if (cpuPerNode != null) {
+                throw new ParameterException(spec.commandLine(),
+                        "--cpu-per-node needs --level netns (one process per node in its own cgroup)");
+            }
+        }
+        List<FleetLink> fleetLinks;
+        S3Profile profile;
+        try {
+            fleetLinks = links != null ? FleetLink.parseFleet(links, nodes)
+                    : Collections.nCopies(nodes, FleetLink.parse(link));
+            profile = S3Profile.parse(s3Profile);
+            if (s3Aggregate != null) {
+                profile = profile.withAggregateCap(s3Aggregate);
+            }
+        } catch (IllegalArgumentException e) {
+            throw new ParameterException(spec.commandLine(), e.getMessage());
+        }
+        for (String b2 : baselines) {
+            String missing = FleetTools.missingFor(b2);
+            if (missing != null) {
+                throw new ParameterException(spec.commandLine(), missing);
+            }
+        }
+        return new FleetSpec(lvl, nodes, size, seed, List.copyOf(fleetLinks), latencyMillis, profile, cpuPerNode, tuning,
+                expectTimeout, timeout);
+    }
+
+    /** What a fleet level needs to know. */
+    record FleetSpec(String level, int nodes, long size, long seed, List<FleetLink> links, double latencyMillis,
+            S3Profile profile, Double cpuPerNode, NodeTuning tuning, Duration expectTimeout, Duration timeout) {
+    }
+
+    /** One level of emulation: runs one trial of one contender on the fleet. */
+    interface FleetLevel extends AutoCloseable {
+        FleetTrial run(String contender, int trial) throws IOException, InterruptedException;
+
+        @Override
+        void close();
+    }
+}

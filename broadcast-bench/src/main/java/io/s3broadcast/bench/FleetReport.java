@@ -1,0 +1,50 @@
+package io.s3broadcast.bench;
+
+import com.fasterxml.jackson.annotation.JsonPropertyOrder;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * The JSON line of {@code fleet} for one contender (a strategy of ours or a baseline); fields in docs/bench.md.
+ *
+ * @param command always {@code fleet}
+ * @param level {@code netns} or {@code inprocess}
+ * @param contender {@code flat}, {@code non-steal}, {@code steal}, {@code overlap}, {@code transfer-manager},
+ *     {@code aria2-flat} or {@code aria2-swarm}
+ * @param kind {@code strategy} (ours) or {@code baseline}
+ * @param nodes N
+ * @param size S, bytes
+ * @param trials trials run
+ * @param s3Profile the S3 profile, described
+ * @param links each node's link, in node order
+ * @param latencyMillis added one-way latency per link (netns), 0 for none
+ * @param cpuPerNode CPU share per node process (cores), or null for none
+ * @param tStar the fluid lower bound for N, S, D, U, O
+ * @param slowestSeconds median over trials of the slowest node's seconds
+ * @param meanSeconds median over trials of the mean node's seconds
+ * @param slowestOverTStar {@code slowestSeconds / T*}
+ * @param meanOverTStar {@code meanSeconds / T*}
+ * @param s3BytesOverSize mean over trials of S3 bytes (from the proxy) / S
+ * @param cpuSecondsPerNode mean over trials and nodes of each node process's CPU seconds (netns), or the fleet's CPU
+ *     divided by N (in-process, where nodes share the process)
+ * @param cpuUtilisation mean over trials of the fleet's CPU seconds / (slowest * cores)
+ * @param cpuBound whether any trial used at least 90% of the machine's cores: then the emulation, not the links,
+ *     may have set the times
+ * @param sha256Match whether every node of every trial had the object's SHA-256
+ * @param settings transfer settings of our nodes
+ * @param runs every trial
+ * @param machine what it ran on
+ */
+@JsonPropertyOrder({"command", "level", "contender", "kind", "nodes", "size", "trials", "s3Profile", "links",
+        "latencyMillis", "cpuPerNode", "tStar", "slowestSeconds", "meanSeconds", "slowestOverTStar", "meanOverTStar",
+        "s3BytesOverSize", "cpuSecondsPerNode", "cpuUtilisation", "cpuBound", "sha256Match", "settings", "runs",
+        "machine"})
+record FleetReport(String command, String level, String contender, String kind, int nodes, long size, int trials,
+        String s3Profile, List<String> links, double latencyMillis, Double cpuPerNode, FluidBound tStar,
+        Double slowestSeconds, Double meanSeconds, Double slowestOverTStar, Double meanOverTStar, double s3BytesOverSize,
+        Double cpuSecondsPerNode, double cpuUtilisation, boolean cpuBound, boolean sha256Match,
+        Map<String, Object> settings, List<FleetTrial> runs, Machine machine) {
+
+    /** Share of the machine's cores above which a run counts as CPU-bound. */
+    static final double CPU_BOUND = 0.9;
+}

@@ -1,0 +1,78 @@
+package io.s3broadcast.bench;
+
+import java.io.PrintWriter;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Locale;
+
+/** The human-readable tables and the CSV of {@code fleet}. */
+final class FleetTables {
+
+    private FleetTables() {
+    }
+
+    static void printNodes(PrintWriter out, String title, FleetTrial trial, FluidBound tStar) {
+        out.printf(Locale.ROOT, "%n%s%n", title);
+        out.printf(Locale.ROOT, "  %-4s %-10s %8s %8s %8s %8s %9s %9s %6s %7s %8s  %s%n", "node", "link", "done s",
+                "exit s", "ph1 end", "ph2 end", "S3 MiB", "peer MiB", "stolen", "CPU s", "RSS MiB", "sha256");
+        for (FleetNode n : trial.nodes()) {
+            if (n.error() != null && n.seconds() == null) {
+                out.printf(Locale.ROOT, "  %-4d %-10s FAILED: %s%n", n.node(), n.link(), n.error());
+                continue;
+            }
+            out.printf(Locale.ROOT, "  %-4d %-10s %8s %8s %8s %8s %9.1f %9s %6s %7s %8s  %s%n", n.node(), n.link(),
+                    num(n.seconds()), num(n.exitSeconds()), num(n.phase1EndSeconds()), num(n.phase2EndSeconds()),
+                    n.bytesFromS3() / 1048576.0, n.bytesFromPeers() == null ? "-" : String.format(Locale.ROOT, "%.1f",
+                            n.bytesFromPeers() / 1048576.0),
+                    n.piecesStolen() == null ? "-" : n.piecesStolen().toString(), num(n.cpuSeconds()),
+                    n.peakRssBytes() == null ? "-" : String.valueOf(n.peakRssBytes() >> 20),
+                    n.sha256Match() ? "ok" : "MISMATCH" + (n.error() != null ? " (" + n.error() + ")" : ""));
+        }
+        out.printf(Locale.ROOT, "  slowest %s s = %s T*, mean %s s; S3 bytes / S %.2f; fleet CPU %.1f s (%.0f%% of the"
+                        + " cores)%n", num(trial.slowest()), num(tStar.ratio(trial.slowest())), num(trial.mean()),
+                trial.s3Reads(), trial.cpuSeconds(), 100 * trial.cpuUtilisation());
+    }
+
+    static void printSummary(PrintWriter out, FluidBound tStar, List<FleetReport> reports) {
+        out.printf(Locale.ROOT, "%nsummary (medians over trials; T* = %.3f s, binds: %s)%n", tStar.seconds(), tStar.binds());
+        out.printf(Locale.ROOT, "  %-17s %9s %9s %9s %9s %8s %10s %6s %9s  %s%n", "contender", "slowest s", "mean s",
+                "slow/T*", "mean/T*", "S3/S", "CPU s/node", "CPU%", "CPU-bound", "sha256");
+        for (FleetReport r : reports) {
+            out.printf(Locale.ROOT, "  %-17s %9s %9s %9s %9s %8.2f %10s %5.0f%% %9s  %s%n", r.contender(),
+                    num(r.slowestSeconds()), num(r.meanSeconds()), num(r.slowestOverTStar()), num(r.meanOverTStar()),
+                    r.s3BytesOverSize(), num(r.cpuSecondsPerNode()), 100 * r.cpuUtilisation(), r.cpuBound() ? "yes" : "no",
+                    r.sha256Match() ? "ok" : "MISMATCH");
+        }
+    }
+
+    static final String CSV_HEADER = "level,contender,kind,nodes,size,trial,node,link,seconds,exitSeconds,phase1EndSeconds,"
+            + "phase2EndSeconds,bytesFromS3,bytesFromS3Reported,bytesFromPeers,piecesStolen,cpuSeconds,gcSeconds,"
+            + "jitSeconds,peakRssBytes,sha256Match,tStar,tStarBinds,error";
+
+    static List<String> csv(List<FleetReport> reports) {
+        List<String> rows = new ArrayList<>();
+        rows.add(CSV_HEADER);
+        for (FleetReport r : reports) {
+            for (FleetTrial t : r.runs()) {
+                for (FleetNode n : t.nodes()) {
+                    rows.add(String.join(",", r.level(), r.contender(), r.kind(), String.valueOf(r.nodes()),
+                            String.valueOf(r.size()), String.valueOf(t.trial()), String.valueOf(n.node()), n.link(),
+                            cell(n.seconds()), cell(n.exitSeconds()), cell(n.phase1EndSeconds()), cell(n.phase2EndSeconds()),
+                            String.valueOf(n.bytesFromS3()), cell(n.bytesFromS3Reported()), cell(n.bytesFromPeers()),
+                            cell(n.piecesStolen()), cell(n.cpuSeconds()), cell(n.gcSeconds()), cell(n.jitSeconds()),
+                            cell(n.peakRssBytes()), String.valueOf(n.sha256Match()), String.valueOf(r.tStar().seconds()),
+                            r.tStar().binds(), n.error() == null ? "" : '"' + n.error().replace("\"", "'") + '"'));
+                }
+            }
+        }
+        return rows;
+    }
+
+    private static String cell(Object v) {
+        return v == null ? "" : v.toString();
+    }
+
+    private static String num(Double v) {
+        return v == null ? "-" : String.format(Locale.ROOT, "%.3f", v);
+    }
+}

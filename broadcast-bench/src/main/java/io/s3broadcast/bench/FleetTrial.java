@@ -1,0 +1,39 @@
+package io.s3broadcast.bench;
+
+import com.fasterxml.jackson.annotation.JsonPropertyOrder;
+import java.util.List;
+import java.util.Objects;
+
+/**
+ * One trial of one contender on the fleet.
+ *
+ * @param trial 1-based
+ * @param fastest seconds of the first node done
+ * @param mean mean seconds over the nodes done
+ * @param slowest seconds of the last node; null if any failed
+ * @param bytesFromS3 bytes the S3 proxy sent to all nodes together
+ * @param s3Reads {@code bytesFromS3 / size}
+ * @param cpuSeconds CPU of the whole fleet in the trial (all node processes; in-process: the bench's JVM, S3 server
+ *     and proxy included)
+ * @param cpuUtilisation {@code cpuSeconds / (slowest * cores)}: near 1 means the run was CPU-bound
+ * @param sha256Match whether every node's file has the object's SHA-256
+ * @param nodes per node
+ */
+@JsonPropertyOrder({"trial", "fastest", "mean", "slowest", "bytesFromS3", "s3Reads", "cpuSeconds", "cpuUtilisation",
+        "sha256Match", "nodes"})
+record FleetTrial(int trial, Double fastest, Double mean, Double slowest, long bytesFromS3, double s3Reads,
+        double cpuSeconds, double cpuUtilisation, boolean sha256Match, List<FleetNode> nodes) {
+
+    static FleetTrial of(int trial, List<FleetNode> nodes, long size, double cpuSeconds, int cores) {
+        List<Double> done = nodes.stream().map(FleetNode::seconds).filter(Objects::nonNull).sorted().toList();
+        boolean all = done.size() == nodes.size() && nodes.stream().allMatch(n -> n.error() == null);
+        long s3 = nodes.stream().mapToLong(FleetNode::bytesFromS3).sum();
+        Double slowest = all && !done.isEmpty() ? done.get(done.size() - 1) : null;
+        double wall = done.isEmpty() ? 0 : done.get(done.size() - 1);
+        return new FleetTrial(trial, done.isEmpty() ? null : done.get(0),
+                done.isEmpty() ? null : SingleCommand.round(done.stream().mapToDouble(d -> d).average().orElseThrow(), 3),
+                slowest, s3, size == 0 ? 0 : SingleCommand.round((double) s3 / size, 3), SingleCommand.round(cpuSeconds, 2),
+                wall <= 0 ? 0 : SingleCommand.round(cpuSeconds / (wall * cores), 3),
+                all && nodes.stream().allMatch(FleetNode::sha256Match), List.copyOf(nodes));
+    }
+}

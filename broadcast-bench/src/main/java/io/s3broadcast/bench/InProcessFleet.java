@@ -1,0 +1,168 @@
+package io.s3broadcast.bench;
+
+import io.s3broadcast.Strategy;
+import io.s3broadcast.p2p.cluster.LinkEmulation;
+import io.s3broadcast.testkit.proxy.FaultProxy;
+import io.s3broadcast.testkit.proxy.Throttle;
+import java.io.IOException;
+import java.lang.management.CompilationMXBean;
+import java.lang.management.GarbageCollectorMXBean;
+import java.lang.management.ManagementFactory;
+import java.net.InetSocketAddress;
+import java.net.URI;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * {@code fleet --level inprocess}: N nodes in this JVM. The S3 proxy gives each node its own port, counted under
+ * {@code node-i} and charged to the node's download {@link Throttle}; the node's peer channels get a {@link
+ * PeerLinkShaper} through {@link LinkEmulation}, which limits their upload and charges their download to the same
+ * throttle. Baselines: the Transfer Manager (one client per node, in this JVM) and aria2c (one process per node).
+ */
+final class InProcessFleet implements FleetCommand.FleetLevel {
+
+    private static final Logger LOG = LoggerFactory.getLogger(InProcessFleet.class);
+
+    private final FleetCommand.FleetSpec spec;
+    private final Testbed testbed;
+    private final Path dir;
+    private final FaultProxy proxy;
+    private final List<Throttle> downloads = new ArrayList<>();
+    private final List<URI> ports = new ArrayList<>();
+    private final ScheduledExecutorService timer;
+
+    InProcessFleet(FleetCommand.FleetSpec spec, Testbed testbed, Path dir) throws IOException {
+        this.spec = spec;
+        this.testbed = testbed;
+        this.dir = dir;
+        URI s3 = testbed.endpoint().uri();
+        this.proxy = FaultProxy.builder(new InetSocketAddress(s3.getHost(), s3.getPort())).profile(spec.profile())
+                .seed(spec.seed()).start();
+        for (int i = 0; i < spec.nodes(); i++) {
+            Throttle down = Throttle.of(spec.links().get(i).down());
+            downloads.add(down);
+            ports.add(proxy.openPort(source(i), down));
+        }
+        this.timer = Executors.newSingleThreadScheduledExecutor(r -> {
+            Thread t = new Thread(r, "fleet-link-timer");
+            t.setDaemon(true);
+            return t;
+        });
+    }
+
+    static String source(int node) {
+        return "node-" + node;
+    }
+
+    Endpoint endpointOf(int node) {
+        Endpoint e = testbed.endpoint();
+        return new Endpoint(e.kind(), e.server(), ports.get(node), e.region(), e.credentials(), e.pathStyle());
+    }
+
+    FaultProxy proxy() {
+        return proxy;
+    }
+
+    @Override
+    public FleetTrial run(String contender, int trial) throws IOException, InterruptedException {
+        long[] before = s3Bytes();
+        JvmCpu cpu = JvmCpu.now();
+        List<FleetNode> nodes = switch (contender) {
+            case "transfer-manager" -> FleetBaselines.transferManager(this, spec, testbed, dir, trial);
+            case "aria2-flat" -> FleetBaselines.aria2Flat(this::endpointOf, spec, testbed, dir, trial, null);
+            default -> ours(Strategy.parse(contender), trial);
+        };
+        JvmCpu used = JvmCpu.now().minus(cpu);
+        long[] after = s3Bytes();
+        List<FleetNode> counted = new ArrayList<>();
+        for (FleetNode n : nodes) {
+            counted.add(n.withBytesFromS3(after[n.node()] - before[n.node()]));
+        }
+        LOG.info("{} trial {}: fleet CPU {} s (GC {} s, JIT {} s)", contender, trial, used.cpuSeconds(), used.gcSeconds(),
+                used.jitSeconds());
+        double processes = counted.stream().map(FleetNode::cpuSeconds).filter(java.util.Objects::nonNull)
+                .mapToDouble(Double::doubleValue).sum();
+        return FleetTrial.of(trial, counted, spec.size(), used.cpuSeconds() + processes,
+                Runtime.getRuntime().availableProcessors());
+    }
+
+    private List<FleetNode> ours(Strategy strategy, int trial) throws IOException, InterruptedException {
+        LocalCluster.Options options = new LocalCluster.Options(spec.nodes(), strategy, spec.tuning(), -1, 0, 0,
+                spec.expectTimeout(), spec.timeout());
+        List<String> ids = new ArrayList<>();
+        List<PeerLinkShaper> shapers = new ArrayList<>();
+        try {
+            ClusterTrial ct = LocalCluster.run(testbed, options, dir, trial, null, (i, id, base) -> {
+                PeerLinkShaper shaper = new PeerLinkShaper(timer, spec.links().get(i).up(), downloads.get(i));
+                shapers.add(shaper);
+                ids.add(id);
+                LinkEmulation.install(id, shaper::newHandler);
+                return endpointOf(i);
+            });
+            List<FleetNode> nodes = new ArrayList<>();
+            for (NodeResult r : ct.nodes()) {
+                nodes.add(fromCluster(r, spec.links().get(r.node())));
+            }
+            return nodes;
+        } finally {
+            ids.forEach(LinkEmulation::remove);
+            shapers.forEach(PeerLinkShaper::release);
+        }
+    }
+
+    /** A node of {@link LocalCluster}'s trial as a fleet node; S3 bytes are filled in from the proxy later. */
+    static FleetNode fromCluster(NodeResult r, FleetLink link) {
+        Double p1 = null;
+        Double p2 = null;
+        if (r.seconds() != null && r.fetchSeconds() != null) {
+            double started = r.seconds() - r.fetchSeconds();
+            p1 = SingleCommand.round(started + r.phase1Seconds(), 3);
+            p2 = SingleCommand.round(started + r.phase1Seconds() + r.phase2Seconds(), 3);
+        }
+        return new FleetNode(r.node(), r.nodeId(), link.describe(), r.seconds(), null, p1, p2, 0, r.bytesFromS3(),
+                r.bytesFromPeers(), r.piecesStolen(), null, null, null, null, r.sha256Match(), r.error());
+    }
+
+    private long[] s3Bytes() {
+        var stats = proxy.stats();
+        long[] bytes = new long[spec.nodes()];
+        for (int i = 0; i < bytes.length; i++) {
+            bytes[i] = stats.bytesToClient(source(i));
+        }
+        return bytes;
+    }
+
+    @Override
+    public void close() {
+        timer.shutdownNow();
+        proxy.close();
+    }
+
+    /** CPU, GC and JIT time of this JVM. */
+    record JvmCpu(double cpuSeconds, double gcSeconds, double jitSeconds) {
+        static JvmCpu now() {
+            long gc = 0;
+            for (GarbageCollectorMXBean b : ManagementFactory.getGarbageCollectorMXBeans()) {
+                gc += Math.max(0, b.getCollectionTime());
+            }
+            CompilationMXBean jit = ManagementFactory.getCompilationMXBean();
+            long jitMillis = jit != null && jit.isCompilationTimeMonitoringSupported() ? jit.getTotalCompilationTime() : 0;
+            return new JvmCpu(Machine.processCpuNanos() / 1e9, gc / 1e3, jitMillis / 1e3);
+        }
+
+        JvmCpu minus(JvmCpu o) {
+            return new JvmCpu(SingleCommand.round(cpuSeconds - o.cpuSeconds, 2), SingleCommand.round(gcSeconds - o.gcSeconds, 2),
+                    SingleCommand.round(jitSeconds - o.jitSeconds, 2));
+        }
+    }
+
+    static void ensureDir(Path p) throws IOException {
+        Files.createDirectories(p);
+    }
+}
