@@ -1,18 +1,61 @@
 package io.s3broadcast.bench;
 
+import com.fasterxml.jackson.databind.JsonNode;
+import io.s3broadcast.Strategy;
+import io.s3broadcast.registry.NodeInfo;
+import io.s3broadcast.testkit.proxy.FaultProxy;
 import java.io.IOException;
+import java.io.OutputStream;
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
+import java.net.URI;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.security.SecureRandom;
+import java.util.ArrayList;
+import java.util.HexFormat;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+import software.amazon.awssdk.auth.credentials.AwsCredentials;
+import software.amazon.awssdk.auth.credentials.AwsSessionCredentials;
 
-/** {@code fleet --level netns}: a network namespace and a node JVM per node. */
-final class NetnsFleet {
+/**
+ * {@code fleet --level netns}: every node is its own JVM (the {@code node} command) or tool process in its own
+ * network namespace ({@link Namespaces}), with its link shaped by {@code tc} in both directions. S3 is the bench's
+ * S3Proxy behind the throttling proxy, which listens on the bridge and counts bytes per node address. JVM nodes
+ * start fetching at one signal (a line on their stdin) once all are ready, so JVM start-up is not in the times;
+ * exit times are.
+ */
+final class NetnsFleet implements FleetCommand.FleetLevel {
 
-    private NetnsFleet() {
+    private static final Logger LOG = LoggerFactory.getLogger(NetnsFleet.class);
+    static final int PEER_PORT = 7070;
+    /** Node JVM flags: C1 only, serial GC, small heap; measured in docs/bench.md. */
+    static final List<String> NODE_JVM_FLAGS = List.of("-XX:TieredStopAtLevel=1", "-Xshare:auto", "-XX:+UseSerialGC",
+            "-Xms64m", "-Xmx256m", "-XX:MaxDirectMemorySize=256m", "-Xss512k");
+
+    private final FleetCommand.FleetSpec spec;
+    private final Testbed testbed;
+    private final Path dir;
+    private final Namespaces namespaces;
+    private final FaultProxy proxy;
+    private final String secret = HexFormat.of().formatHex(new SecureRandom().generateSeed(16));
+
+    private NetnsFleet(FleetCommand.FleetSpec spec, Testbed testbed, Path dir, Namespaces namespaces, FaultProxy proxy) {
+        this.spec = spec;
+        this.testbed = testbed;
+        this.dir = dir;
+        this.namespaces = namespaces;
+        this.proxy = proxy;
     }
 
     /** Why namespaces cannot be made here, or null when they can. */
     static String available() {
-        if (!System.getProperty("os.name", "").toLowerCase(java.util.Locale.ROOT).contains("linux")) {
+        if (!System.getProperty("os.name", "").toLowerCase(Locale.ROOT).contains("linux")) {
             return "network namespaces need Linux";
         }
         if (!"root".equals(System.getProperty("user.name"))) {
@@ -23,14 +66,240 @@ final class NetnsFleet {
                 return tool + " is not installed: apt-get install -y iproute2";
             }
         }
-        if (!Files.isDirectory(Path.of("/var/run/netns")) && !Files.isWritable(Path.of("/var/run"))) {
-            return "/var/run/netns cannot be created";
-        }
         return null;
     }
 
-    static FleetCommand.FleetLevel open(FleetCommand.FleetSpec spec, Testbed testbed, Path dir)
-            throws IOException, InterruptedException {
-        throw new UnsupportedOperationException("--level netns is not built yet: use --level inprocess");
+    static NetnsFleet open(FleetCommand.FleetSpec spec, Testbed testbed, Path dir) throws IOException,
+            InterruptedException {
+        Namespaces ns = Namespaces.create(spec.links(), spec.latencyMillis(), spec.cpuPerNode());
+        FaultProxy proxy = null;
+        try {
+            URI s3 = testbed.endpoint().uri();
+            proxy = FaultProxy.builder(new InetSocketAddress(s3.getHost(), s3.getPort()))
+                    .bindAddress(InetAddress.getByName(Namespaces.BRIDGE_ADDRESS)).profile(spec.profile())
+                    .seed(spec.seed()).start();
+            return new NetnsFleet(spec, testbed, dir, ns, proxy);
+        } catch (IOException | RuntimeException e) {
+            if (proxy != null) {
+                proxy.close();
+            }
+            ns.close();
+            throw e;
+        }
+    }
+
+    /** The endpoint every node uses: the proxy on the bridge. */
+    Endpoint endpoint() {
+        Endpoint e = testbed.endpoint();
+        return new Endpoint(e.kind(), e.server(), proxy.endpoint(), e.region(), e.credentials(), e.pathStyle());
+    }
+
+    @Override
+    public FleetTrial run(String contender, int trial) throws IOException, InterruptedException {
+        long[] before = s3Bytes();
+        Path trialDir = Files.createDirectories(dir.resolve(contender + "-" + trial));
+        List<FleetNode> nodes;
+        try {
+            nodes = switch (contender) {
+                case "aria2-flat" -> FleetBaselines.aria2Flat(i -> endpoint(), spec, testbed, dir, trial, this::launch);
+                case "aria2-swarm" -> Aria2Swarm.run(this, spec, testbed, trialDir, trial);
+                case "transfer-manager" -> jvmNodes(null, trialDir);
+                default -> jvmNodes(Strategy.parse(contender), trialDir);
+            };
+        } finally {
+            FleetFiles.deleteTree(trialDir);
+        }
+        long[] after = s3Bytes();
+        List<FleetNode> counted = new ArrayList<>();
+        double cpu = 0;
+        for (FleetNode n : nodes) {
+            counted.add(n.withBytesFromS3(after[n.node()] - before[n.node()]));
+            cpu += n.cpuSeconds() != null ? n.cpuSeconds() : 0;
+        }
+        return FleetTrial.of(trial, counted, spec.size(), cpu, Runtime.getRuntime().availableProcessors());
+    }
+
+    /** A process builder for {@code command} in node {@code node}'s namespace (CPU cgroup applied after start). */
+    ProcessBuilder launch(int node, List<String> command) {
+        return new ProcessBuilder(namespaces.inNamespace(node, command));
+    }
+
+    Namespaces namespaces() {
+        return namespaces;
+    }
+
+    FaultProxy proxy() {
+        return proxy;
+    }
+
+    /** Our nodes (strategy) or the Transfer Manager (null) as node JVMs, started at one signal. */
+    private List<FleetNode> jvmNodes(Strategy strategy, Path trialDir) throws IOException, InterruptedException {
+        int n = spec.nodes();
+        boolean cluster = strategy != null && strategy.isCluster();
+        StringBuilder registry = new StringBuilder("static:");
+        for (int i = 0; i < n; i++) {
+            registry.append(i == 0 ? "" : ",").append(Namespaces.address(i)).append(':').append(PEER_PORT);
+        }
+        List<Process> processes = new ArrayList<>();
+        List<Path> outs = new ArrayList<>();
+        try {
+            for (int i = 0; i < n; i++) {
+                Path nodeDir = Files.createDirectories(trialDir.resolve("node-" + i));
+                List<String> args = new ArrayList<>(List.of("node", "--endpoint", proxy.endpoint().toString(),
+                        "--path-style", String.valueOf(testbed.endpoint().pathStyle()), "--bucket", testbed.bucket(),
+                        "--key", testbed.key(), "--out", nodeDir.resolve("out").toString(), "--start-signal", "stdin"));
+                if (strategy == null) {
+                    args.addAll(List.of("--method", "transfer-manager", "--node-id", "tm-" + i));
+                } else {
+                    args.addAll(List.of("--strategy", strategy.name()));
+                    if (cluster) {
+                        String host = Namespaces.address(i);
+                        args.addAll(List.of("--registry", registry.toString(), "--listen", host + ":" + PEER_PORT,
+                                "--advertised-host", host, "--node-id", NodeInfo.idFor(host, PEER_PORT),
+                                "--expect", String.valueOf(n), "--expect-timeout",
+                                spec.expectTimeout().toSeconds() + "s"));
+                    } else {
+                        args.addAll(List.of("--node-id", "flat-" + i));
+                    }
+                }
+                args.addAll(tuningArgs());
+                List<String> java = new ArrayList<>(List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString()));
+                java.addAll(NODE_JVM_FLAGS);
+                java.addAll(List.of("-cp", System.getProperty("java.class.path"), BenchCli.class.getName()));
+                java.addAll(args);
+                ProcessBuilder pb = launch(i, java);
+                Path out = nodeDir.resolve("stdout");
+                pb.redirectOutput(out.toFile()).redirectError(nodeDir.resolve("stderr").toFile());
+                environment(pb.environment());
+                Process p = pb.start();
+                namespaces.limitCpu(i, p.pid());
+                processes.add(p);
+                outs.add(out);
+            }
+            awaitReady(processes, outs, trialDir);
+            long t0Millis = System.currentTimeMillis();
+            long t0 = System.nanoTime();
+            for (Process p : processes) {
+                OutputStream in = p.getOutputStream();
+                in.write('\n');
+                in.flush();
+            }
+            return FleetProcesses.awaitAll(processes, t0, spec.timeout(), (i, result) ->
+                    node(i, result, outs.get(i), t0Millis, trialDir.resolve("node-" + i)));
+        } finally {
+            for (Process p : processes) {
+                if (p.isAlive()) {
+                    p.descendants().forEach(ProcessHandle::destroyForcibly);
+                    p.destroyForcibly();
+                }
+            }
+        }
+    }
+
+    private List<String> tuningArgs() {
+        NodeTuning t = spec.tuning();
+        List<String> a = new ArrayList<>();
+        if (t.pieceSize != null) {
+            a.addAll(List.of("--piece-size", String.valueOf(t.pieceSize)));
+        }
+        if (t.workSize != null) {
+            a.addAll(List.of("--work-size", String.valueOf(t.workSize)));
+        }
+        if (t.connections != null) {
+            a.addAll(List.of("--connections", String.valueOf(t.connections)));
+        }
+        if (t.rangeSize != null) {
+            a.addAll(List.of("--range-size", String.valueOf(t.rangeSize)));
+        }
+        if (t.linger != null) {
+            a.addAll(List.of("--linger", t.linger.toMillis() + "ms"));
+        }
+        if (t.httpClient != null) {
+            a.addAll(List.of("--http-client", t.httpClient));
+        }
+        return a;
+    }
+
+    private void environment(Map<String, String> env) {
+        env.keySet().removeIf(k -> k.startsWith("AWS_") || k.startsWith("S3BROADCAST_"));
+        AwsCredentials c = testbed.endpoint().credentials().resolveCredentials();
+        env.put("AWS_ACCESS_KEY_ID", c.accessKeyId());
+        env.put("AWS_SECRET_ACCESS_KEY", c.secretAccessKey());
+        if (c instanceof AwsSessionCredentials s) {
+            env.put("AWS_SESSION_TOKEN", s.sessionToken());
+        }
+        env.put("AWS_REGION", testbed.endpoint().region().id());
+        env.put("S3BROADCAST_SECRET", secret);
+    }
+
+    /** Waits until every node printed READY; a node that exits first fails the trial with its stderr. */
+    private void awaitReady(List<Process> processes, List<Path> outs, Path trialDir) throws IOException,
+            InterruptedException {
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(120);
+        for (int i = 0; i < processes.size(); i++) {
+            while (!Files.exists(outs.get(i)) || !Files.readString(outs.get(i)).contains("READY")) {
+                if (!processes.get(i).isAlive()) {
+                    throw new IOException("node " + i + " exited before it was ready: "
+                            + FleetProcesses.tail(trialDir.resolve("node-" + i).resolve("stderr")));
+                }
+                if (System.nanoTime() > deadline) {
+                    throw new IOException("node " + i + " not ready after 120 s: "
+                            + FleetProcesses.tail(trialDir.resolve("node-" + i).resolve("stderr")));
+                }
+                Thread.sleep(20); // polling a file another process writes; nothing to await
+            }
+        }
+    }
+
+    private FleetNode node(int i, FleetProcesses.Result result, Path out, long t0Millis, Path nodeDir) throws IOException {
+        String link = spec.links().get(i).describe();
+        JsonNode json = lastJson(out);
+        if (json == null) {
+            return new FleetNode(i, "node-" + i, link, null, result.seconds(), null, null, 0, null, null, null,
+                    result.cpuSeconds(), null, null, result.peakRssBytes(), false,
+                    "no JSON line (exit " + result.exitCode() + "): " + FleetProcesses.tail(nodeDir.resolve("stderr")));
+        }
+        JsonNode p = json.path("process");
+        boolean ok = json.path("error").isNull() && testbed.sha256().equals(json.path("sha256").asText());
+        Double seconds = p.path("doneEpochMillis").isNumber()
+                ? SingleCommand.round((p.path("doneEpochMillis").asLong() - t0Millis) / 1e3, 3) : null;
+        double started = (p.path("startEpochMillis").asLong() - t0Millis) / 1e3;
+        Double p1 = json.path("phase1Seconds").isNumber()
+                ? SingleCommand.round(started + json.path("phase1Seconds").asDouble(), 3) : null;
+        Double p2 = p1 != null && json.path("phase2Seconds").isNumber()
+                ? SingleCommand.round(p1 + json.path("phase2Seconds").asDouble(), 3) : null;
+        return new FleetNode(i, json.path("nodeId").asText(), link, seconds, result.seconds(), p1, p2, 0,
+                json.path("bytesFromS3").isNumber() ? json.path("bytesFromS3").asLong() : null,
+                json.path("bytesFromPeers").isNumber() ? json.path("bytesFromPeers").asLong() : null,
+                json.path("piecesStolen").isNumber() ? json.path("piecesStolen").asInt() : null, result.cpuSeconds(),
+                p.path("gcSeconds").isNumber() ? p.path("gcSeconds").asDouble() : null,
+                p.path("jitSeconds").isNumber() ? p.path("jitSeconds").asDouble() : null, result.peakRssBytes(), ok,
+                json.path("error").isNull() ? (ok ? null : "SHA-256 mismatch") : json.path("error").asText());
+    }
+
+    private static JsonNode lastJson(Path out) throws IOException {
+        if (!Files.exists(out)) {
+            return null;
+        }
+        List<String> lines = Files.readAllLines(out).stream().filter(l -> l.startsWith("{")).toList();
+        return lines.isEmpty() ? null : Json.mapper().readTree(lines.get(lines.size() - 1));
+    }
+
+    private long[] s3Bytes() {
+        var stats = proxy.stats();
+        long[] bytes = new long[spec.nodes()];
+        for (int i = 0; i < bytes.length; i++) {
+            bytes[i] = stats.bytesToClient(Namespaces.address(i));
+        }
+        return bytes;
+    }
+
+    @Override
+    public void close() {
+        try {
+            proxy.close();
+        } finally {
+            namespaces.close();
+        }
     }
 }

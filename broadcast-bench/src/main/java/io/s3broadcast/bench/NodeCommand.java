@@ -102,6 +102,16 @@ final class NodeCommand implements Callable<Integer> {
             description = "How the nodes share the work (default: Broadcast's, overlap with a registry, flat without).")
     Strategy strategy;
 
+    @Option(names = "--method", paramLabel = "ours|transfer-manager", defaultValue = "ours",
+            description = "ours: Broadcast.fetch; transfer-manager: the AWS S3 Transfer Manager's downloadFile alone,"
+                    + " with --connections and --range-size (default 16 and 32MiB), for comparison (default: ${DEFAULT-VALUE}).")
+    String method;
+
+    @Option(names = "--start-signal", paramLabel = "stdin",
+            description = "stdin: once ready (JVM up, clients built), print READY and wait for a line on stdin before"
+                    + " fetching, so a fleet starts every node at one signal.")
+    String startSignal;
+
     @Mixin
     NodeTuning tuning;
 
@@ -149,17 +159,26 @@ final class NodeCommand implements Callable<Integer> {
 
         PrintWriter stdout = spec.commandLine().getOut();
         String listenText = listen != null ? listen.getHostString() + ":" + listen.getPort() : null;
+        if (method.equals("transfer-manager")) {
+            return transferManager(stdout, id, dir, listenText, loadBefore);
+        }
+        if (!method.equals("ours")) {
+            throw new ParameterException(spec.commandLine(), "--method is ours or transfer-manager, not '" + method + "'");
+        }
         try (Broadcast broadcast = builder.build()) {
             NodeReport report;
+            long ready = System.currentTimeMillis();
+            long start = awaitStartSignal(stdout);
             try {
                 CompletedFetch done = broadcast.fetch(FetchRequest.builder().bucket(bucket).key(key)
                         .destination(dir.resolve(fileName(key))).build()).join();
+                long doneAt = System.currentTimeMillis();
                 String sha256 = Sha256.of(done.path());
                 report = new NodeReport("node", id, done.strategy().name(), registry, listenText, bucket, key,
                         done.eTag(), done.versionId().orElse(null), done.path().toAbsolutePath().toString(), done.size(), sha256, done.bytesFromS3(),
                         done.bytesFromPeers(), seconds(done.duration()), seconds(done.phase1()), seconds(done.phase2()),
                         done.piecesStolen(), SingleCommand.round(done.megabytesPerSecond(), 2), done.checksumVerified(),
-                        tuning.describe(), null, Machine.current(loadBefore));
+                        tuning.describe(), null, Machine.current(loadBefore), process("ours", ready, start, doneAt));
                 print(stdout, report);
             } catch (RuntimeException e) {
                 // join() throws the fetch's BroadcastException (or CancellationException) as it is.
@@ -167,7 +186,8 @@ final class NodeCommand implements Callable<Integer> {
                 LOG.error("node {}: the fetch of s3://{}/{} failed", id, bucket, key, cause);
                 report = new NodeReport("node", id, strategy != null ? strategy.name() : null, registry, listenText,
                         bucket, key, null, null, null, null, null, null, null, null, null, null, null, null, null,
-                        tuning.describe(), String.valueOf(cause), Machine.current(loadBefore));
+                        tuning.describe(), String.valueOf(cause), Machine.current(loadBefore),
+                        process("ours", ready, start, null));
             }
             stdout.println(Json.line(report));
             stdout.flush();
@@ -176,6 +196,62 @@ final class NodeCommand implements Callable<Integer> {
             }
             return report.error() == null ? 0 : 1;
         }
+    }
+
+    /** {@code --method transfer-manager}: the Transfer Manager's downloadFile of the whole object, alone. */
+    private int transferManager(PrintWriter stdout, String id, Path dir, String listenText, double loadBefore)
+            throws Exception {
+        Endpoint ep = Endpoint.external(endpoint, region != null ? Region.of(region)
+                : new software.amazon.awssdk.regions.providers.DefaultAwsRegionProviderChain().getRegion(), pathStyle);
+        Tuning t = new Tuning(tuning.connections != null ? tuning.connections : FleetBaselines.DEFAULT_CONNECTIONS,
+                tuning.rangeSize != null ? tuning.rangeSize : FleetBaselines.DEFAULT_PART, null, null, null);
+        Path file = dir.resolve(fileName(key));
+        NodeReport report;
+        try (TransferManagerMethod tm = new TransferManagerMethod(ep, t)) {
+            long ready = System.currentTimeMillis();
+            long start = awaitStartSignal(stdout);
+            try {
+                tm.download(bucket, key, file);
+                long doneAt = System.currentTimeMillis();
+                long size = Files.size(file);
+                report = new NodeReport("node", id, "transfer-manager", null, listenText, bucket, key, null, null,
+                        file.toAbsolutePath().toString(), size, Sha256.of(file), size, 0L,
+                        (doneAt - start) / 1e3, null, null, null, null, false, tm.settings(), null,
+                        Machine.current(loadBefore), process("transfer-manager", ready, start, doneAt));
+            } catch (RuntimeException e) {
+                LOG.error("node {}: the Transfer Manager's download of s3://{}/{} failed", id, bucket, key, e);
+                report = new NodeReport("node", id, "transfer-manager", null, listenText, bucket, key, null, null, null,
+                        null, null, null, null, null, null, null, null, null, null, tm.settings(), e.toString(),
+                        Machine.current(loadBefore), process("transfer-manager", ready, start, null));
+            }
+        }
+        stdout.println(Json.line(report));
+        stdout.flush();
+        return report.error() == null ? 0 : 1;
+    }
+
+    /** With {@code --start-signal stdin}: prints READY, waits for a line on stdin; returns when it came (epoch ms). */
+    private long awaitStartSignal(PrintWriter stdout) throws java.io.IOException {
+        if (startSignal == null) {
+            return System.currentTimeMillis();
+        }
+        if (!startSignal.equals("stdin")) {
+            throw new ParameterException(spec.commandLine(), "--start-signal is stdin, not '" + startSignal + "'");
+        }
+        stdout.println("READY");
+        stdout.flush();
+        java.io.BufferedReader in = new java.io.BufferedReader(
+                new java.io.InputStreamReader(System.in, java.nio.charset.StandardCharsets.US_ASCII));
+        if (in.readLine() == null) {
+            throw new java.io.EOFException("stdin closed before the start signal");
+        }
+        return System.currentTimeMillis();
+    }
+
+    private static NodeReport.NodeProcess process(String method, long ready, long start, Long done) {
+        InProcessFleet.JvmCpu cpu = InProcessFleet.JvmCpu.now();
+        return new NodeReport.NodeProcess(method, ready, start, done, SingleCommand.round(cpu.cpuSeconds(), 3),
+                SingleCommand.round(cpu.gcSeconds(), 3), SingleCommand.round(cpu.jitSeconds(), 3));
     }
 
     static double seconds(Duration d) {

@@ -30,10 +30,11 @@ import java.util.Map;
  * @param settings transfer settings ({@code "default"} where Broadcast's default applied)
  * @param error why the fetch failed, or null
  * @param machine what it ran on
+ * @param process when it started and finished on the wall clock and what its JVM spent (for fleets)
  */
 @JsonPropertyOrder({"command", "nodeId", "strategy", "registry", "listen", "bucket", "key", "eTag", "versionId", "path", "size",
         "sha256", "bytesFromS3", "bytesFromPeers", "seconds", "phase1Seconds", "phase2Seconds", "piecesStolen", "rate",
-        "checksumVerified", "settings", "error", "machine"})
+        "checksumVerified", "settings", "error", "machine", "process"})
 record NodeReport(
         String command,
         String nodeId,
@@ -57,5 +58,21 @@ record NodeReport(
         Boolean checksumVerified,
         Map<String, Object> settings,
         String error,
-        Machine machine) {
+        Machine machine,
+        NodeProcess process) {
+
+    /**
+     * The node process's clock and costs.
+     *
+     * @param method {@code ours} or {@code transfer-manager}
+     * @param readyEpochMillis when it was ready to fetch (JVM up, client built), wall clock
+     * @param startEpochMillis when it got the start signal and called fetch, wall clock
+     * @param doneEpochMillis when the fetch completed (file in place), wall clock
+     * @param cpuSeconds CPU of the process so far (user + system), at the JSON line
+     * @param gcSeconds time in garbage collection so far
+     * @param jitSeconds time in JIT compilation so far
+     */
+    record NodeProcess(String method, long readyEpochMillis, long startEpochMillis, Long doneEpochMillis, double cpuSeconds,
+            double gcSeconds, double jitSeconds) {
+    }
 }

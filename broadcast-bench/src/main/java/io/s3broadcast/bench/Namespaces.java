@@ -1,0 +1,263 @@
+package io.s3broadcast.bench;
+
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Locale;
+import java.util.concurrent.TimeUnit;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The emulated fleet's network: one Linux network namespace per node on a bridge of a private subnet, each node's
+ * link shaped in both directions with {@code tc} (download: egress of the host end of its veth; upload: egress of
+ * its namespace end; each a token bucket filter, with netem for {@code --latency}), and optionally a cgroup CPU
+ * quota per node. Nothing is routed anywhere else: the namespaces have no default route.
+ *
+ * <p>Everything made is named {@code s3bf<pid>...} after this process, removed on {@link #close} (also from a
+ * shutdown hook), and swept at the next start if this process died without cleaning up.
+ */
+final class Namespaces implements AutoCloseable {
+
+    private static final Logger LOG = LoggerFactory.getLogger(Namespaces.class);
+    static final String PREFIX = "s3bf";
+    static final String SUBNET = "10.213.0";
+    static final String BRIDGE_ADDRESS = SUBNET + ".1";
+    static final int FIRST_NODE = 10;
+    private static final Pattern OURS = Pattern.compile(PREFIX + "(\\d+)[a-z](\\d*)");
+    private static final Path CGROUP_V1_CPU = Path.of("/sys/fs/cgroup/cpu");
+    private static final Path CGROUP_V2 = Path.of("/sys/fs/cgroup");
+
+    private final long pid = ProcessHandle.current().pid();
+    private final int nodes;
+    private final List<Path> cgroups = new ArrayList<>();
+    private final Thread hook = new Thread(this::cleanUp, "s3bf-cleanup");
+    private boolean closed;
+
+    private Namespaces(int nodes) {
+        this.nodes = nodes;
+    }
+
+    /** Makes the bridge, the namespaces and the shaped links; cleans up what it made if any step fails. */
+    static Namespaces create(List<FleetLink> links, double latencyMillis, Double cpuPerNode) throws IOException,
+            InterruptedException {
+        if (links.size() > 200) {
+            throw new IllegalArgumentException("at most 200 nodes fit the bench's /24 subnet");
+        }
+        sweepStale();
+        String routes = run(List.of("ip", "-o", "addr", "show"), true);
+        if (routes.contains(" " + SUBNET + ".")) {
+            throw new IOException("the subnet " + SUBNET + ".0/24 is already in use on this machine (another fleet run?):"
+                    + " stop it or remove the interface that has it");
+        }
+        Namespaces ns = new Namespaces(links.size());
+        Runtime.getRuntime().addShutdownHook(ns.hook);
+        try {
+            ns.build(links, latencyMillis, cpuPerNode);
+            return ns;
+        } catch (IOException | InterruptedException | RuntimeException e) {
+            ns.close();
+            throw e;
+        }
+    }
+
+    private void build(List<FleetLink> links, double latencyMillis, Double cpuPerNode) throws IOException,
+            InterruptedException {
+        String bridge = bridge();
+        run(List.of("ip", "link", "add", bridge, "type", "bridge"), false);
+        run(List.of("ip", "addr", "add", BRIDGE_ADDRESS + "/24", "dev", bridge), false);
+        run(List.of("ip", "link", "set", bridge, "up"), false);
+        for (int i = 0; i < links.size(); i++) {
+            String ns = namespace(i);
+            String host = hostVeth(i);
+            run(List.of("ip", "netns", "add", ns), false);
+            run(List.of("ip", "link", "add", host, "type", "veth", "peer", "name", "eth0", "netns", ns), false);
+            run(List.of("ip", "link", "set", host, "master", bridge), false);
+            run(List.of("ip", "link", "set", host, "up"), false);
+            run(List.of("ip", "netns", "exec", ns, "ip", "addr", "add", address(i) + "/24", "dev", "eth0"), false);
+            run(List.of("ip", "netns", "exec", ns, "ip", "link", "set", "eth0", "up"), false);
+            run(List.of("ip", "netns", "exec", ns, "ip", "link", "set", "lo", "up"), false);
+            FleetLink link = links.get(i);
+            shape(List.of(), host, link.down(), latencyMillis);
+            shape(List.of("ip", "netns", "exec", ns), "eth0", link.up(), latencyMillis);
+            if (cpuPerNode != null) {
+                cgroups.add(cpuGroup(i, cpuPerNode));
+            }
+        }
+        LOG.info("made {} namespaces on bridge {} ({}.0/24, bench at {})", links.size(), bridge, SUBNET, BRIDGE_ADDRESS);
+    }
+
+    /** A token bucket filter at {@code rate} bytes/s on the egress of {@code dev}, then netem delay if asked. */
+    private static void shape(List<String> prefix, String dev, long rate, double latencyMillis) throws IOException,
+            InterruptedException {
+        List<String> root = new ArrayList<>(prefix);
+        if (rate > 0) {
+            long burst = Math.max(64 * 1024, rate / 50);
+            root.addAll(List.of("tc", "qdisc", "add", "dev", dev, "root", "handle", "1:", "tbf", "rate", (rate * 8) + "bit",
+                    "burst", String.valueOf(burst), "latency", "100ms"));
+            run(root, false);
+            if (latencyMillis > 0) {
+                List<String> netem = new ArrayList<>(prefix);
+                netem.addAll(List.of("tc", "qdisc", "add", "dev", dev, "parent", "1:1", "handle", "10:", "netem", "delay",
+                        String.format(Locale.ROOT, "%.3fms", latencyMillis), "limit", "100000"));
+                run(netem, false);
+            }
+        } else if (latencyMillis > 0) {
+            root.addAll(List.of("tc", "qdisc", "add", "dev", dev, "root", "handle", "10:", "netem", "delay",
+                    String.format(Locale.ROOT, "%.3fms", latencyMillis), "limit", "100000"));
+            run(root, false);
+        }
+    }
+
+    private Path cpuGroup(int node, double cores) throws IOException {
+        String name = PREFIX + pid + "c" + node;
+        if (Files.isDirectory(CGROUP_V1_CPU)) {
+            Path dir = Files.createDirectories(CGROUP_V1_CPU.resolve(name));
+            Files.writeString(dir.resolve("cpu.cfs_period_us"), "100000");
+            Files.writeString(dir.resolve("cpu.cfs_quota_us"), String.valueOf(Math.max(1000, Math.round(cores * 100_000))));
+            return dir;
+        }
+        if (Files.exists(CGROUP_V2.resolve("cgroup.controllers"))) {
+            Path dir = Files.createDirectories(CGROUP_V2.resolve(name));
+            Files.writeString(dir.resolve("cpu.max"), Math.max(1000, Math.round(cores * 100_000)) + " 100000");
+            return dir;
+        }
+        throw new IOException("--cpu-per-node needs the cgroup cpu controller (/sys/fs/cgroup/cpu or cgroup v2)");
+    }
+
+    /** Puts process {@code pid} into node {@code node}'s CPU cgroup, if there are cgroups. */
+    void limitCpu(int node, long processId) throws IOException {
+        if (cgroups.isEmpty()) {
+            return;
+        }
+        Files.writeString(cgroups.get(node).resolve("cgroup.procs"), String.valueOf(processId));
+    }
+
+    /** The command that runs {@code command} in node {@code node}'s namespace. */
+    List<String> inNamespace(int node, List<String> command) {
+        List<String> c = new ArrayList<>(List.of(FleetTools.find("ip").toString(), "netns", "exec", namespace(node)));
+        c.addAll(command);
+        return c;
+    }
+
+    int nodes() {
+        return nodes;
+    }
+
+    static String address(int node) {
+        return SUBNET + "." + (FIRST_NODE + node);
+    }
+
+    String namespace(int node) {
+        return PREFIX + pid + "n" + node;
+    }
+
+    private String hostVeth(int node) {
+        return PREFIX + pid + "h" + node;
+    }
+
+    private String bridge() {
+        return PREFIX + pid + "b";
+    }
+
+    @Override
+    public synchronized void close() {
+        if (closed) {
+            return;
+        }
+        cleanUp();
+        try {
+            Runtime.getRuntime().removeShutdownHook(hook);
+        } catch (IllegalStateException e) {
+            // already shutting down
+        }
+    }
+
+    private synchronized void cleanUp() {
+        if (closed) {
+            return;
+        }
+        closed = true;
+        for (int i = 0; i < nodes; i++) {
+            quietly(List.of("ip", "netns", "del", namespace(i)));
+        }
+        quietly(List.of("ip", "link", "del", bridge()));
+        for (Path g : cgroups) {
+            try {
+                Files.deleteIfExists(g);
+            } catch (IOException e) {
+                LOG.warn("cannot remove cgroup {}: {}", g, e.toString());
+            }
+        }
+    }
+
+    /** Removes namespaces, links and cgroups named after a bench process that no longer runs. */
+    static void sweepStale() throws IOException, InterruptedException {
+        for (String line : run(List.of("ip", "netns", "list"), true).split("\n")) {
+            String name = line.trim().split(" ")[0];
+            if (stale(name)) {
+                LOG.warn("removing stale namespace {} of a fleet run that did not clean up", name);
+                quietly(List.of("ip", "netns", "del", name));
+            }
+        }
+        for (String line : run(List.of("ip", "-o", "link", "show"), true).split("\n")) {
+            String[] f = line.split(":\\s+");
+            if (f.length > 1) {
+                String name = f[1].split("@")[0].trim();
+                if (stale(name)) {
+                    LOG.warn("removing stale link {}", name);
+                    quietly(List.of("ip", "link", "del", name));
+                }
+            }
+        }
+        for (Path root : List.of(CGROUP_V1_CPU, CGROUP_V2)) {
+            if (!Files.isDirectory(root)) {
+                continue;
+            }
+            try (var dirs = Files.list(root)) {
+                for (Path d : dirs.filter(p -> stale(p.getFileName().toString())).toList()) {
+                    Files.deleteIfExists(d);
+                }
+            } catch (IOException e) {
+                LOG.debug("sweeping cgroups: {}", e.toString());
+            }
+        }
+    }
+
+    private static boolean stale(String name) {
+        Matcher m = OURS.matcher(name);
+        if (!m.matches()) {
+            return false;
+        }
+        long owner = Long.parseLong(m.group(1));
+        return ProcessHandle.of(owner).map(p -> !p.isAlive()).orElse(true);
+    }
+
+    private static void quietly(List<String> command) {
+        try {
+            run(command, true);
+        } catch (IOException | InterruptedException e) {
+            LOG.debug("{}: {}", command, e.toString());
+        }
+    }
+
+    /** Runs a command; unless {@code tolerant}, a non-zero exit is an error naming the command and its output. */
+    static String run(List<String> command, boolean tolerant) throws IOException, InterruptedException {
+        Process p = new ProcessBuilder(command).redirectErrorStream(true).start();
+        byte[] out = p.getInputStream().readAllBytes();
+        if (!p.waitFor(30, TimeUnit.SECONDS)) {
+            p.destroyForcibly();
+            throw new IOException(String.join(" ", command) + " did not finish in 30 s");
+        }
+        String text = new String(out, StandardCharsets.UTF_8);
+        if (p.exitValue() != 0 && !tolerant) {
+            throw new IOException(String.join(" ", command) + " failed (" + p.exitValue() + "): " + text.trim());
+        }
+        return text;
+    }
+}
