@@ -73,9 +73,10 @@ final class FleetCommand implements Callable<Integer> {
     @Option(names = "--seed", defaultValue = "42", description = "Seed of the object and of the S3 draws (default: ${DEFAULT-VALUE}).")
     long seed;
 
-    @Option(names = "--strategies", split = ",", paramLabel = "NAME", converter = Converters.StrategyConverter.class,
-            defaultValue = "flat,non-steal,steal,overlap",
+    @Option(names = "--strategies", split = ",", paramLabel = "NAME", defaultValue = "flat,non-steal,steal,overlap",
             description = "Our strategies to run (default: ${DEFAULT-VALUE}); --strategies none for none.")
+    List<String> strategyNames;
+
     List<Strategy> strategies;
 
     @Option(names = "--baselines", split = ",", paramLabel = "NAME", defaultValue = "transfer-manager",
@@ -242,7 +243,18 @@ final class FleetCommand implements Callable<Integer> {
         if (size < 1) {
             throw new ParameterException(spec.commandLine(), "--size must be positive");
         }
-        strategies = strategies == null ? List.of() : strategies.stream().distinct().toList();
+        List<Strategy> parsed = new ArrayList<>();
+        for (String name : strategyNames == null ? List.<String>of() : strategyNames) {
+            if (name.isBlank() || name.trim().equalsIgnoreCase("none")) {
+                continue;
+            }
+            try {
+                parsed.add(Strategy.parse(name.trim()));
+            } catch (IllegalArgumentException e) {
+                throw new ParameterException(spec.commandLine(), e.getMessage());
+            }
+        }
+        strategies = parsed.stream().distinct().toList();
         List<String> b = new ArrayList<>();
         for (String name : baselines == null ? List.<String>of() : baselines) {
             String n = name.trim().toLowerCase(Locale.ROOT);

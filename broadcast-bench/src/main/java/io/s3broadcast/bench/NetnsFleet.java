@@ -44,6 +44,8 @@ final class NetnsFleet implements FleetCommand.FleetLevel {
     private final Namespaces namespaces;
     private final FaultProxy proxy;
     private final String secret = HexFormat.of().formatHex(new SecureRandom().generateSeed(16));
+    private Path reference;
+    private Process tracker;
 
     private NetnsFleet(FleetCommand.FleetSpec spec, Testbed testbed, Path dir, Namespaces namespaces, FaultProxy proxy) {
         this.spec = spec;
@@ -294,8 +296,57 @@ final class NetnsFleet implements FleetCommand.FleetLevel {
         return bytes;
     }
 
+    /** A copy of the object on this machine (for mktorrent), fetched once, untimed, straight from the server. */
+    synchronized Path reference() throws IOException {
+        if (reference == null) {
+            Path file = dir.resolve("reference.bin");
+            try (GetObjectMethod plain = new GetObjectMethod(testbed.endpoint())) {
+                plain.download(testbed.bucket(), testbed.key(), file);
+            }
+            if (!Sha256.of(file).equals(testbed.sha256())) {
+                throw new IOException("the reference copy of the object has the wrong SHA-256");
+            }
+            reference = file;
+        }
+        return reference;
+    }
+
+    /**
+     * opentracker on the bridge for one torrent (Debian builds it with a whitelist of info hashes, so it is started
+     * per torrent with a whitelist of one).
+     */
+    synchronized void startTracker(String infoHash) throws IOException, InterruptedException {
+        if (tracker != null) {
+            tracker.destroyForcibly().waitFor(10, TimeUnit.SECONDS);
+        }
+        Path log = dir.resolve("opentracker.log");
+        // It chroots to -d, then drops to nobody, then reads the whitelist from inside the chroot.
+        Path root = Files.createDirectories(dir.resolve("tracker"));
+        Files.setPosixFilePermissions(root, java.nio.file.attribute.PosixFilePermissions.fromString("rwxr-xr-x"));
+        Files.writeString(root.resolve("whitelist"), infoHash + "\n");
+        tracker = new ProcessBuilder(FleetTools.find("opentracker").toString(), "-i", Namespaces.BRIDGE_ADDRESS, "-p",
+                String.valueOf(Aria2Swarm.TRACKER_PORT), "-P", String.valueOf(Aria2Swarm.TRACKER_PORT), "-d",
+                root.toString(), "-u", "nobody", "-w", "/whitelist").redirectErrorStream(true).redirectOutput(log.toFile()).start();
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+        while (System.nanoTime() < deadline) {
+            try (java.net.Socket s = new java.net.Socket()) {
+                s.connect(new InetSocketAddress(Namespaces.BRIDGE_ADDRESS, Aria2Swarm.TRACKER_PORT), 200);
+                return;
+            } catch (IOException e) {
+                if (!tracker.isAlive()) {
+                    throw new IOException("opentracker exited: " + FleetProcesses.tail(log));
+                }
+                Thread.sleep(50); // polling for a port another process opens
+            }
+        }
+        throw new IOException("opentracker not listening after 10 s: " + FleetProcesses.tail(log));
+    }
+
     @Override
     public void close() {
+        if (tracker != null) {
+            tracker.destroyForcibly();
+        }
         try {
             proxy.close();
         } finally {
