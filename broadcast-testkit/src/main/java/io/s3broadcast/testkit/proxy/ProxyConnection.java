@@ -253,7 +253,7 @@ final class ProxyConnection {
       long[] draw = profiled ? proxy.drawRequest() : null;
       if (profiled) {
         firstByteWait(draw[1]);
-        clientOut.requestBucket(draw[0] > 0 ? new TokenBucket(draw[0], proxy.clock()) : null);
+        clientOut.requestBucket(draw[0] > 0 ? emptyBucket(draw[0]) : null);
       }
       if (headFault) {
         int before = Math.min(rule.fault().afterHeadBytes(), raw.length - 1);
@@ -292,6 +292,13 @@ final class ProxyConnection {
         return;
       }
     }
+  }
+
+  /** A bucket at the drawn rate with no initial burst, so that a short body too goes at its drawn rate. */
+  private TokenBucket emptyBucket(long rate) {
+    TokenBucket b = new TokenBucket(rate, proxy.clock());
+    b.takeNow((long) b.capacity());
+    return b;
   }
 
   private void firstByteWait(long nanos) throws IOException {
