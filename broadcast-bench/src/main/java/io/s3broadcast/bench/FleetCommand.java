@@ -131,6 +131,12 @@ final class FleetCommand implements Callable<Integer> {
             description = "Where the nodes' directories go (a new temporary directory inside it; default: java.io.tmpdir).")
     Path workDir;
 
+    @Option(names = "--calibrate",
+            description = "Check the instrument instead of running contenders: link rates (within 5%), the proxy's"
+                    + " per-request rates against the profile's distribution, one node's flat fetch against the"
+                    + " profile's prediction.")
+    boolean calibrate;
+
     @Mixin
     NodeTuning tuning;
 
@@ -141,6 +147,25 @@ final class FleetCommand implements Callable<Integer> {
         Path dir = workDir != null ? Files.createTempDirectory(Files.createDirectories(workDir), "s3bf-")
                 : Files.createTempDirectory("s3bf-");
         PrintWriter out = spec.commandLine().getOut();
+        if (calibrate) {
+            try (Testbed testbed = Testbed.embedded(size, seed)) {
+                out.printf(Locale.ROOT, "%nfleet --calibrate: %s level, S3 %s%n", fleet.level(), fleet.profile().describe());
+                List<FleetCalibration.Check> checks = FleetCalibration.run(fleet, testbed, dir, out);
+                boolean pass = checks.stream().allMatch(FleetCalibration.Check::pass);
+                Map<String, Object> summary = new LinkedHashMap<>();
+                summary.put("command", "fleet-calibrate");
+                summary.put("level", fleet.level());
+                summary.put("pass", pass);
+                summary.put("checks", checks);
+                summary.put("machine", Machine.current(loadBefore));
+                out.printf(Locale.ROOT, "%ncalibration %s%n", pass ? "passed" : "FAILED");
+                out.println(Json.line(summary));
+                out.flush();
+                return pass ? 0 : 1;
+            } finally {
+                FleetFiles.deleteTree(dir);
+            }
+        }
         try (Testbed testbed = Testbed.embedded(size, seed);
              FleetLevel run = openLevel(fleet, testbed, dir)) {
             List<String> contenders = new ArrayList<>();
@@ -270,7 +295,7 @@ final class FleetCommand implements Callable<Integer> {
             }
         }
         baselines = b;
-        if (strategies.isEmpty() && baselines.isEmpty()) {
+        if (strategies.isEmpty() && baselines.isEmpty() && !calibrate) {
             throw new ParameterException(spec.commandLine(), "nothing to run: give --strategies or --baselines");
         }
         String lvl = level != null ? level.toLowerCase(Locale.ROOT) : NetnsFleet.available() == null ? "netns" : "inprocess";

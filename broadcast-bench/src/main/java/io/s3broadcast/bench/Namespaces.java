@@ -92,13 +92,21 @@ final class Namespaces implements AutoCloseable {
         LOG.info("made {} namespaces on bridge {} ({}.0/24, bench at {})", links.size(), bridge, SUBNET, BRIDGE_ADDRESS);
     }
 
-    /** A token bucket filter at {@code rate} bytes/s on the egress of {@code dev}, then netem delay if asked. */
+    /**
+     * What the link carries per byte of TCP payload: a full 1514-byte Ethernet frame holds 1448 bytes of payload
+     * (IPv4 and TCP headers with timestamps), and tc counts frames. Links are configured in payload bytes, as users
+     * measure them; the filter's rate is scaled by this.
+     */
+    static final double WIRE_OVERHEAD = 1514.0 / 1448.0;
+
+    /** A token bucket filter at {@code rate} payload bytes/s on the egress of {@code dev}, then netem delay if asked. */
     private static void shape(List<String> prefix, String dev, long rate, double latencyMillis) throws IOException,
             InterruptedException {
         List<String> root = new ArrayList<>(prefix);
         if (rate > 0) {
             long burst = Math.max(64 * 1024, rate / 50);
-            root.addAll(List.of("tc", "qdisc", "add", "dev", dev, "root", "handle", "1:", "tbf", "rate", (rate * 8) + "bit",
+            long wireBits = Math.round(rate * WIRE_OVERHEAD * 8);
+            root.addAll(List.of("tc", "qdisc", "add", "dev", dev, "root", "handle", "1:", "tbf", "rate", wireBits + "bit",
                     "burst", String.valueOf(burst), "latency", "100ms"));
             run(root, false);
             if (latencyMillis > 0) {
