@@ -166,6 +166,20 @@ final class FleetCommand implements Callable<Integer> {
                 FleetFiles.deleteTree(dir);
             }
         }
+        try {
+            List<FleetReport> reports = execute(fleet, loadBefore, out, dir);
+            List<String> lines = reports.stream().map(Json::line).toList();
+            lines.forEach(out::println);
+            out.flush();
+            writeFiles(lines, reports);
+            return reports.stream().allMatch(FleetReport::sha256Match) ? 0 : 1;
+        } finally {
+            FleetFiles.deleteTree(dir);
+        }
+    }
+
+    /** Runs every trial of every contender on the fleet, prints the tables, returns one report per contender. */
+    List<FleetReport> execute(FleetSpec fleet, double loadBefore, PrintWriter out, Path dir) throws Exception {
         try (Testbed testbed = Testbed.embedded(size, seed);
              FleetLevel run = openLevel(fleet, testbed, dir)) {
             List<String> contenders = new ArrayList<>();
@@ -195,14 +209,14 @@ final class FleetCommand implements Callable<Integer> {
                 reports.add(report(fleet, e.getKey(), e.getValue(), tStar, loadBefore));
             }
             FleetTables.printSummary(out, tStar, reports);
-            List<String> lines = reports.stream().map(Json::line).toList();
-            lines.forEach(out::println);
             out.flush();
-            writeFiles(lines, reports);
-            return reports.stream().allMatch(FleetReport::sha256Match) ? 0 : 1;
-        } finally {
-            FleetFiles.deleteTree(dir);
+            return reports;
         }
+    }
+
+    /** Validates the options (as the command line would) and returns the fleet they describe. */
+    FleetSpec spec() {
+        return validate();
     }
 
     private FleetLevel openLevel(FleetSpec fleet, Testbed testbed, Path dir) throws IOException, InterruptedException {
