@@ -112,6 +112,19 @@ final class NodeCommand implements Callable<Integer> {
                     + " fetching, so a fleet starts every node at one signal.")
     String startSignal;
 
+    @Option(names = "--trials", defaultValue = "1", paramLabel = "T",
+            description = "Repeat the broadcast T times per strategy, in lock-step with the other nodes: each (trial,"
+                    + " strategy) is its own group, so every node waits for the others (--expect) before each (default: ${DEFAULT-VALUE}).")
+    int trials;
+
+    @Option(names = "--strategies", split = ",", paramLabel = "LIST", converter = Converters.StrategyConverter.class,
+            description = "Strategies to run in turn in every trial (instead of --strategy).")
+    java.util.List<Strategy> strategies;
+
+    @Option(names = "--results", paramLabel = "s3://BUCKET/PREFIX",
+            description = "Also put each run's JSON line at PREFIX/t<trial>/<strategy>/<node id>.json (read by report).")
+    URI results;
+
     @Mixin
     NodeTuning tuning;
 
@@ -120,6 +133,34 @@ final class NodeCommand implements Callable<Integer> {
 
     @Override
     public Integer call() throws Exception {
+        if (trials < 1) {
+            throw new ParameterException(spec.commandLine(), "--trials must be at least 1");
+        }
+        if (trials == 1 && strategies == null && results == null) {
+            return fetchOnce(null);
+        }
+        if (startSignal != null) {
+            throw new ParameterException(spec.commandLine(), "--start-signal is for one fetch, not --trials/--strategies");
+        }
+        java.util.List<Strategy> list = strategies != null ? strategies
+                : java.util.Collections.singletonList(strategy);
+        String baseGroup = group != null ? group : "bench";
+        int failed = 0;
+        for (int t = 1; t <= trials; t++) {
+            for (Strategy s : list) {
+                strategy = s;
+                String name = s == null ? "default" : Converters.name(s);
+                group = baseGroup + "-t" + t + "-" + name;
+                LOG.info("trial {}/{}: {} (group {})", t, trials, name, group);
+                failed += fetchOnce("t" + t + "/" + name) == 0 ? 0 : 1;
+                Files.deleteIfExists(out.resolve(fileName(key)));
+            }
+        }
+        return failed == 0 ? 0 : 1;
+    }
+
+    /** One fetch; its JSON line also goes to --results under {@code resultPath} when both are set. */
+    private int fetchOnce(String resultPath) throws Exception {
         double loadBefore = Machine.loadAverage();
         if (expect != null && expect < 1) {
             throw new ParameterException(spec.commandLine(), "--expect must be at least 1");
@@ -191,6 +232,9 @@ final class NodeCommand implements Callable<Integer> {
             }
             stdout.println(Json.line(report));
             stdout.flush();
+            if (results != null && resultPath != null) {
+                putResult(resultPath, id, Json.line(report));
+            }
             if (report.error() == null) {
                 LOG.info("node {}: done; serving peers that are not done for up to the linger time", id);
             }
@@ -228,6 +272,20 @@ final class NodeCommand implements Callable<Integer> {
         stdout.println(Json.line(report));
         stdout.flush();
         return report.error() == null ? 0 : 1;
+    }
+
+    private void putResult(String resultPath, String id, String json) {
+        String bucketName = results.getHost();
+        String prefix = results.getPath().replaceAll("^/+|/+$", "");
+        String objectKey = (prefix.isEmpty() ? "" : prefix + "/") + resultPath + "/" + id + ".json";
+        Endpoint ep = Endpoint.external(endpoint, region != null ? Region.of(region)
+                : new software.amazon.awssdk.regions.providers.DefaultAwsRegionProviderChain().getRegion(), pathStyle);
+        try (software.amazon.awssdk.services.s3.S3AsyncClient s3 = ep.nettyClient(2).build()) {
+            s3.putObject(b -> b.bucket(bucketName).key(objectKey),
+                    software.amazon.awssdk.core.async.AsyncRequestBody.fromString(json)).join();
+        } catch (RuntimeException e) {
+            LOG.error("node {}: cannot put its result at s3://{}/{}: {}", id, bucketName, objectKey, e.toString());
+        }
     }
 
     /** With {@code --start-signal stdin}: prints READY, waits for a line on stdin; returns when it came (epoch ms). */

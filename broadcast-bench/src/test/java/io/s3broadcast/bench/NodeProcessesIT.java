@@ -91,6 +91,49 @@ class NodeProcessesIT {
         assertThat(json.path("path").asText()).endsWith("alone.bin");
     }
 
+    @Test
+    void nodesRepeatBroadcastsInLockStepAndReportGathersTheirResults(S3Fixture s3, @TempDir Path dir) throws Exception {
+        StoredObject object = s3.putRandom(s3.key("trials.bin"), SIZE, 13);
+        List<Integer> ports = LocalCluster.freePorts(2);
+        String registry = "static:" + ports.stream().map(p -> "127.0.0.1:" + p).collect(Collectors.joining(","));
+        String results = "s3://" + object.bucket() + "/" + s3.key("results");
+        List<Node> nodes = new ArrayList<>();
+        for (int i = 0; i < 2; i++) {
+            int port = ports.get(i);
+            nodes.add(start(s3, dir, "trials-" + i, List.of("node",
+                    "--endpoint", s3.endpoint().toString(), "--path-style", String.valueOf(s3.server().pathStyle()),
+                    "--bucket", object.bucket(), "--key", object.key(), "--out", dir.resolve("trials-" + i).toString(),
+                    "--registry", registry, "--listen", "127.0.0.1:" + port, "--node-id", NodeInfo.idFor("127.0.0.1", port),
+                    "--expect", "2", "--expect-timeout", "90s", "--trials", "2", "--strategies", "steal,flat",
+                    "--results", results, "--piece-size", "256KiB", "--range-size", "512KiB", "--connections", "4",
+                    "--linger", "10s")));
+        }
+        for (Node node : nodes) {
+            node.awaitJson();
+        }
+        AwsCredentials credentials = s3.credentialsProvider().resolveCredentials();
+        System.setProperty("aws.accessKeyId", credentials.accessKeyId());
+        System.setProperty("aws.secretAccessKey", credentials.secretAccessKey());
+        try {
+            BenchCliIT.Run run = BenchCliIT.execute("report", "--results", results, "--endpoint", s3.endpoint().toString(),
+                    "--region", s3.region().id(), "--path-style", String.valueOf(s3.server().pathStyle()));
+            assertThat(run.exitCode()).as(run.out()).isZero();
+            List<JsonNode> lines = run.jsonLines();
+            assertThat(lines).extracting(l -> l.path("strategy").asText()).containsExactly("flat-tree", "steal");
+            for (JsonNode l : lines) {
+                assertThat(l.path("trials").asInt()).isEqualTo(2);
+                assertThat(l.path("nodes").asInt()).isEqualTo(2);
+                assertThat(l.path("sha256Match").asBoolean()).isTrue();
+                assertThat(l.path("slowestSeconds").asDouble()).isPositive();
+            }
+            assertThat(lines.get(0).path("s3BytesOverSize").asDouble()).isCloseTo(2.0, org.assertj.core.data.Offset.offset(0.1));
+            assertThat(lines.get(1).path("s3BytesOverSize").asDouble()).isCloseTo(1.0, org.assertj.core.data.Offset.offset(0.1));
+        } finally {
+            System.clearProperty("aws.accessKeyId");
+            System.clearProperty("aws.secretAccessKey");
+        }
+    }
+
     private static Node start(S3Fixture s3, Path dir, String name, List<String> args) throws IOException {
         List<String> command = new ArrayList<>(List.of(
                 Path.of(System.getProperty("java.home"), "bin", "java").toString(),
