@@ -166,7 +166,11 @@ final class ClusterCommand implements Callable<Integer> {
 
     /** The median of a per-trial value; null when any trial lacks it (a node failed). */
     static Double median(List<ClusterTrial> runs, Function<ClusterTrial, Double> value) {
-        List<Double> values = runs.stream().map(value).toList();
+        return median(runs.stream().map(value).toList());
+    }
+
+    /** The median of per-trial values, rounded to ms; null when there are none or any is null (a node failed). */
+    static Double median(List<Double> values) {
         if (values.isEmpty() || values.stream().anyMatch(Objects::isNull)) {
             return null;
         }

@@ -41,6 +41,12 @@ record Endpoint(String kind, String server, URI uri, Region region, AwsCredentia
                 pathStyle != null ? pathStyle : uri != null);
     }
 
+    /** {@link #external(URI, Region, Boolean)} with the region by name, or from the SDK's region chain when null. */
+    static Endpoint external(URI uri, String region, Boolean pathStyle) {
+        return external(uri, region != null ? Region.of(region)
+                : new software.amazon.awssdk.regions.providers.DefaultAwsRegionProviderChain().getRegion(), pathStyle);
+    }
+
     /** The endpoint as printed: its URI, or AWS's regional endpoint. */
     String describe() {
         return uri != null ? uri.toString() : "https://s3." + region.id() + ".amazonaws.com";

@@ -263,13 +263,7 @@ final class FleetCommand implements Callable<Integer> {
     }
 
     static Double median(List<FleetTrial> runs, Function<FleetTrial, Double> value) {
-        List<Double> values = runs.stream().map(value).toList();
-        if (values.isEmpty() || values.stream().anyMatch(Objects::isNull)) {
-            return null;
-        }
-        List<Double> sorted = values.stream().sorted().toList();
-        int m = sorted.size() / 2;
-        return SingleCommand.round(sorted.size() % 2 == 1 ? sorted.get(m) : (sorted.get(m - 1) + sorted.get(m)) / 2, 3);
+        return ClusterCommand.median(runs.stream().map(value).toList());
     }
 
     private FleetSpec validate() {

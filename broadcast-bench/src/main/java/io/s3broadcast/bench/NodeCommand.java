@@ -245,8 +245,7 @@ final class NodeCommand implements Callable<Integer> {
     /** {@code --method transfer-manager}: the Transfer Manager's downloadFile of the whole object, alone. */
     private int transferManager(PrintWriter stdout, String id, Path dir, String listenText, double loadBefore)
             throws Exception {
-        Endpoint ep = Endpoint.external(endpoint, region != null ? Region.of(region)
-                : new software.amazon.awssdk.regions.providers.DefaultAwsRegionProviderChain().getRegion(), pathStyle);
+        Endpoint ep = Endpoint.external(endpoint, region, pathStyle);
         Tuning t = new Tuning(tuning.connections != null ? tuning.connections : FleetBaselines.DEFAULT_CONNECTIONS,
                 tuning.rangeSize != null ? tuning.rangeSize : FleetBaselines.DEFAULT_PART, null, null, null);
         Path file = dir.resolve(fileName(key));
@@ -278,8 +277,7 @@ final class NodeCommand implements Callable<Integer> {
         String bucketName = results.getHost();
         String prefix = results.getPath().replaceAll("^/+|/+$", "");
         String objectKey = (prefix.isEmpty() ? "" : prefix + "/") + resultPath + "/" + id + ".json";
-        Endpoint ep = Endpoint.external(endpoint, region != null ? Region.of(region)
-                : new software.amazon.awssdk.regions.providers.DefaultAwsRegionProviderChain().getRegion(), pathStyle);
+        Endpoint ep = Endpoint.external(endpoint, region, pathStyle);
         try (software.amazon.awssdk.services.s3.S3AsyncClient s3 = ep.nettyClient(2).build()) {
             s3.putObject(b -> b.bucket(bucketName).key(objectKey),
                     software.amazon.awssdk.core.async.AsyncRequestBody.fromString(json)).join();

@@ -18,7 +18,6 @@ import picocli.CommandLine.Option;
 import picocli.CommandLine.ParameterException;
 import picocli.CommandLine.Spec;
 import software.amazon.awssdk.core.async.AsyncResponseTransformer;
-import software.amazon.awssdk.regions.Region;
 import software.amazon.awssdk.services.s3.S3AsyncClient;
 import software.amazon.awssdk.services.s3.model.S3Object;
 
@@ -82,8 +81,7 @@ final class ReportCommand implements Callable<Integer> {
         }
         String bucket = results.getHost();
         String prefix = results.getPath().replaceAll("^/+|/+$", "");
-        Endpoint ep = Endpoint.external(endpoint, region != null ? Region.of(region)
-                : new software.amazon.awssdk.regions.providers.DefaultAwsRegionProviderChain().getRegion(), pathStyle);
+        Endpoint ep = Endpoint.external(endpoint, region, pathStyle);
         // strategy -> trial -> node reports
         Map<String, Map<Integer, List<JsonNode>>> runs = new TreeMap<>();
         List<String> rows = new ArrayList<>(List.of("strategy,trial,nodeId,seconds,phase1Seconds,phase2Seconds,"
@@ -175,8 +173,6 @@ final class ReportCommand implements Callable<Integer> {
     }
 
     private static Double median(List<Double> values) {
-        List<Double> sorted = values.stream().sorted().toList();
-        int m = sorted.size() / 2;
-        return SingleCommand.round(sorted.size() % 2 == 1 ? sorted.get(m) : (sorted.get(m - 1) + sorted.get(m)) / 2, 3);
+        return ClusterCommand.median(values);
     }
 }
