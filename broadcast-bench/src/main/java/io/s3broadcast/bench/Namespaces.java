@@ -36,6 +36,7 @@ final class Namespaces implements AutoCloseable {
     private final long pid = ProcessHandle.current().pid();
     private final int nodes;
     private final List<Path> cgroups = new ArrayList<>();
+    private final List<Process> owned = new java.util.concurrent.CopyOnWriteArrayList<>();
     private final Thread hook = new Thread(this::cleanUp, "s3bf-cleanup");
     private boolean closed;
 
@@ -146,6 +147,11 @@ final class Namespaces implements AutoCloseable {
         Files.writeString(cgroups.get(node).resolve("cgroup.procs"), String.valueOf(processId));
     }
 
+    /** A process outside the namespaces (the tracker) that is to end with them, on Ctrl-C too. */
+    void own(Process process) {
+        owned.add(process);
+    }
+
     /** The command that runs {@code command} in node {@code node}'s namespace. */
     List<String> inNamespace(int node, List<String> command) {
         List<String> c = new ArrayList<>(List.of(FleetTools.find("ip").toString(), "netns", "exec", namespace(node)));
@@ -191,7 +197,9 @@ final class Namespaces implements AutoCloseable {
             return;
         }
         closed = true;
+        owned.forEach(Process::destroyForcibly);
         for (int i = 0; i < nodes; i++) {
+            killProcessesIn(namespace(i));
             quietly(List.of("ip", "netns", "del", namespace(i)));
         }
         quietly(List.of("ip", "link", "del", bridge()));
@@ -204,12 +212,26 @@ final class Namespaces implements AutoCloseable {
         }
     }
 
+    /** Ends the processes still running in one of our namespaces (after Ctrl-C or a crash of a trial). */
+    private static void killProcessesIn(String namespace) {
+        try {
+            for (String pid : run(List.of("ip", "netns", "pids", namespace), true).split("\\s+")) {
+                if (pid.matches("\\d+")) {
+                    ProcessHandle.of(Long.parseLong(pid)).ifPresent(ProcessHandle::destroyForcibly);
+                }
+            }
+        } catch (IOException | InterruptedException e) {
+            LOG.debug("listing the processes of {}: {}", namespace, e.toString());
+        }
+    }
+
     /** Removes namespaces, links and cgroups named after a bench process that no longer runs. */
     static void sweepStale() throws IOException, InterruptedException {
         for (String line : run(List.of("ip", "netns", "list"), true).split("\n")) {
             String name = line.trim().split(" ")[0];
             if (stale(name)) {
                 LOG.warn("removing stale namespace {} of a fleet run that did not clean up", name);
+                killProcessesIn(name);
                 quietly(List.of("ip", "netns", "del", name));
             }
         }

@@ -327,6 +327,7 @@ final class NetnsFleet implements FleetCommand.FleetLevel {
         tracker = new ProcessBuilder(FleetTools.find("opentracker").toString(), "-i", Namespaces.BRIDGE_ADDRESS, "-p",
                 String.valueOf(Aria2Swarm.TRACKER_PORT), "-P", String.valueOf(Aria2Swarm.TRACKER_PORT), "-d",
                 root.toString(), "-u", "nobody", "-w", "/whitelist").redirectErrorStream(true).redirectOutput(log.toFile()).start();
+        namespaces.own(tracker);
         long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
         while (System.nanoTime() < deadline) {
             try (java.net.Socket s = new java.net.Socket()) {
