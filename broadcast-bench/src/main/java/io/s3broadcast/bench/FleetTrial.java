@@ -15,7 +15,8 @@ import java.util.Objects;
  * @param s3Reads {@code bytesFromS3 / size}
  * @param cpuSeconds CPU of the whole fleet in the trial (all node processes; in-process: the bench's JVM, S3 server
  *     and proxy included)
- * @param cpuUtilisation {@code cpuSeconds / (slowest * cores)}: near 1 means the run was CPU-bound
+ * @param cpuUtilisation {@code cpuSeconds / (wall * cores)}, wall the time to the last process exit (or the slowest
+ *     node's completion in-process): near 1 means the run was CPU-bound
  * @param sha256Match whether every node's file has the object's SHA-256
  * @param nodes per node
  */
@@ -29,7 +30,10 @@ record FleetTrial(int trial, Double fastest, Double mean, Double slowest, long b
         boolean all = done.size() == nodes.size() && nodes.stream().allMatch(n -> n.error() == null);
         long s3 = nodes.stream().mapToLong(FleetNode::bytesFromS3).sum();
         Double slowest = all && !done.isEmpty() ? done.get(done.size() - 1) : null;
-        double wall = done.isEmpty() ? 0 : done.get(done.size() - 1);
+        // CPU is sampled until the processes exit, so it is spread over the time to the last exit where known.
+        double lastExit = nodes.stream().map(FleetNode::exitSeconds).filter(Objects::nonNull).mapToDouble(d -> d)
+                .max().orElse(0);
+        double wall = Math.max(lastExit, done.isEmpty() ? 0 : done.get(done.size() - 1));
         return new FleetTrial(trial, done.isEmpty() ? null : done.get(0),
                 done.isEmpty() ? null : SingleCommand.round(done.stream().mapToDouble(d -> d).average().orElseThrow(), 3),
                 slowest, s3, size == 0 ? 0 : SingleCommand.round((double) s3 / size, 3), SingleCommand.round(cpuSeconds, 2),

@@ -161,8 +161,11 @@ final class PaperCommand implements Callable<Integer> {
     private static String cpuNote(List<FleetReport> reports) {
         boolean bound = reports.stream().anyMatch(FleetReport::cpuBound);
         double util = reports.stream().mapToDouble(FleetReport::cpuUtilisation).max().orElse(0);
-        return String.format(Locale.ROOT, "CPU-bound: %s (fleet CPU up to %.0f%% of the cores)", bound ? "YES" : "no",
-                100 * util);
+        double load = reports.stream().mapToDouble(r -> Math.max(r.machine().loadAverageBefore(),
+                r.machine().loadAverageAfter())).max().orElse(-1);
+        int cores = reports.isEmpty() ? 0 : reports.get(0).machine().cores();
+        return String.format(Locale.ROOT, "CPU-bound: %s (fleet CPU up to %.0f%% of %d cores; machine load up to %.1f)",
+                bound || load > cores ? "YES" : "no", 100 * util, cores, load);
     }
 
     /** Fig. 2, 9, 10: fastest, mean, slowest per trial. */
