@@ -114,12 +114,24 @@ final class Namespaces implements AutoCloseable {
                 List<String> netem = new ArrayList<>(prefix);
                 netem.addAll(List.of("tc", "qdisc", "add", "dev", dev, "parent", "1:1", "handle", "10:", "netem", "delay",
                         String.format(Locale.ROOT, "%.3fms", latencyMillis), "limit", "100000"));
-                run(netem, false);
+                netem(netem);
             }
         } else if (latencyMillis > 0) {
             root.addAll(List.of("tc", "qdisc", "add", "dev", dev, "root", "handle", "10:", "netem", "delay",
                     String.format(Locale.ROOT, "%.3fms", latencyMillis), "limit", "100000"));
-            run(root, false);
+            netem(root);
+        }
+    }
+
+    private static void netem(List<String> command) throws IOException, InterruptedException {
+        try {
+            run(command, false);
+        } catch (IOException e) {
+            if (e.getMessage().contains("unknown")) {
+                throw new IOException("--latency needs tc's netem, which this kernel does not have (module sch_netem):"
+                        + " run without --latency here", e);
+            }
+            throw e;
         }
     }
 
