@@ -212,6 +212,9 @@ final class Namespaces implements AutoCloseable {
         owned.forEach(Process::destroyForcibly);
         for (int i = 0; i < nodes; i++) {
             killProcessesIn(namespace(i));
+            // Deleting the host end removes the pair at once; a namespace whose processes are still exiting
+            // would otherwise keep its veth (and the host end) until they are gone.
+            quietly(List.of("ip", "link", "del", hostVeth(i)));
             quietly(List.of("ip", "netns", "del", namespace(i)));
         }
         quietly(List.of("ip", "link", "del", bridge()));
@@ -229,7 +232,16 @@ final class Namespaces implements AutoCloseable {
         try {
             for (String pid : run(List.of("ip", "netns", "pids", namespace), true).split("\\s+")) {
                 if (pid.matches("\\d+")) {
-                    ProcessHandle.of(Long.parseLong(pid)).ifPresent(ProcessHandle::destroyForcibly);
+                    ProcessHandle.of(Long.parseLong(pid)).ifPresent(p -> {
+                        p.destroyForcibly();
+                        try {
+                            p.onExit().get(5, java.util.concurrent.TimeUnit.SECONDS);
+                        } catch (java.util.concurrent.ExecutionException | java.util.concurrent.TimeoutException e) {
+                            LOG.warn("process {} in {} still running 5 s after it was killed", pid, namespace);
+                        } catch (InterruptedException e) {
+                            Thread.currentThread().interrupt();
+                        }
+                    });
                 }
             }
         } catch (IOException | InterruptedException e) {
