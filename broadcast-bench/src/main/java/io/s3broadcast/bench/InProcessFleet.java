@@ -93,8 +93,9 @@ final class InProcessFleet implements FleetCommand.FleetLevel {
     }
 
     private List<FleetNode> ours(Strategy strategy, int trial) throws IOException, InterruptedException {
+        // No security options: LocalCluster gives the trial's nodes one random group secret.
         LocalCluster.Options options = new LocalCluster.Options(spec.nodes(), strategy, spec.tuning(), -1, 0, 0,
-                spec.expectTimeout(), spec.timeout());
+                spec.expectTimeout(), spec.timeout(), null);
         List<String> ids = new ArrayList<>();
         List<PeerLinkShaper> shapers = new ArrayList<>();
         try {
