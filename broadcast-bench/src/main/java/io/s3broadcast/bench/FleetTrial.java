@@ -26,6 +26,14 @@ record FleetTrial(int trial, Double fastest, Double mean, Double slowest, long b
         double cpuSeconds, double cpuUtilisation, boolean sha256Match, List<FleetNode> nodes) {
 
     static FleetTrial of(int trial, List<FleetNode> nodes, long size, double cpuSeconds, int cores) {
+        return of(trial, nodes, size, cpuSeconds, cores, 0);
+    }
+
+    /**
+     * @param beforeStart seconds the node processes ran before the start signal (JVM start-up), whose CPU is in
+     *     {@code cpuSeconds} too
+     */
+    static FleetTrial of(int trial, List<FleetNode> nodes, long size, double cpuSeconds, int cores, double beforeStart) {
         List<Double> done = nodes.stream().map(FleetNode::seconds).filter(Objects::nonNull).sorted().toList();
         boolean all = done.size() == nodes.size() && nodes.stream().allMatch(n -> n.error() == null);
         long s3 = nodes.stream().mapToLong(FleetNode::bytesFromS3).sum();
@@ -33,7 +41,7 @@ record FleetTrial(int trial, Double fastest, Double mean, Double slowest, long b
         // CPU is sampled until the processes exit, so it is spread over the time to the last exit where known.
         double lastExit = nodes.stream().map(FleetNode::exitSeconds).filter(Objects::nonNull).mapToDouble(d -> d)
                 .max().orElse(0);
-        double wall = Math.max(lastExit, done.isEmpty() ? 0 : done.get(done.size() - 1));
+        double wall = beforeStart + Math.max(lastExit, done.isEmpty() ? 0 : done.get(done.size() - 1));
         return new FleetTrial(trial, done.isEmpty() ? null : done.get(0),
                 done.isEmpty() ? null : SingleCommand.round(done.stream().mapToDouble(d -> d).average().orElseThrow(), 3),
                 slowest, s3, size == 0 ? 0 : SingleCommand.round((double) s3 / size, 3), SingleCommand.round(cpuSeconds, 2),

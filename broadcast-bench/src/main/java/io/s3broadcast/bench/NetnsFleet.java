@@ -46,6 +46,8 @@ final class NetnsFleet implements FleetCommand.FleetLevel {
     private final String secret = HexFormat.of().formatHex(new SecureRandom().generateSeed(16));
     private Path reference;
     private Process tracker;
+    /** Seconds from the first node process's start to the start signal, in the last JVM trial. */
+    private double startUp;
 
     private NetnsFleet(FleetCommand.FleetSpec spec, Testbed testbed, Path dir, Namespaces namespaces, FaultProxy proxy) {
         this.spec = spec;
@@ -99,6 +101,7 @@ final class NetnsFleet implements FleetCommand.FleetLevel {
     @Override
     public FleetTrial run(String contender, int trial) throws IOException, InterruptedException {
         long[] before = s3Bytes();
+        startUp = 0;
         Path trialDir = Files.createDirectories(dir.resolve(contender + "-" + trial));
         List<FleetNode> nodes;
         try {
@@ -118,7 +121,7 @@ final class NetnsFleet implements FleetCommand.FleetLevel {
             counted.add(n.withBytesFromS3(after[n.node()] - before[n.node()]));
             cpu += n.cpuSeconds() != null ? n.cpuSeconds() : 0;
         }
-        return FleetTrial.of(trial, counted, spec.size(), cpu, Runtime.getRuntime().availableProcessors());
+        return FleetTrial.of(trial, counted, spec.size(), cpu, Runtime.getRuntime().availableProcessors(), startUp);
     }
 
     /** A process builder for {@code command} in node {@code node}'s namespace (CPU cgroup applied after start). */
@@ -144,6 +147,7 @@ final class NetnsFleet implements FleetCommand.FleetLevel {
         }
         List<Process> processes = new ArrayList<>();
         List<Path> outs = new ArrayList<>();
+        long launched = System.nanoTime();
         try {
             for (int i = 0; i < n; i++) {
                 Path nodeDir = Files.createDirectories(trialDir.resolve("node-" + i));
@@ -181,6 +185,7 @@ final class NetnsFleet implements FleetCommand.FleetLevel {
             awaitReady(processes, outs, trialDir);
             long t0Millis = System.currentTimeMillis();
             long t0 = System.nanoTime();
+            startUp = (t0 - launched) / 1e9;
             for (Process p : processes) {
                 OutputStream in = p.getOutputStream();
                 in.write('\n');
