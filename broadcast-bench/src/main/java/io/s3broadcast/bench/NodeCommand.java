@@ -219,14 +219,15 @@ final class NodeCommand implements Callable<Integer> {
                         done.eTag(), done.versionId().orElse(null), done.path().toAbsolutePath().toString(), done.size(), sha256, done.bytesFromS3(),
                         done.bytesFromPeers(), seconds(done.duration()), seconds(done.phase1()), seconds(done.phase2()),
                         done.piecesStolen(), SingleCommand.round(done.megabytesPerSecond(), 2), done.checksumVerified(),
-                        tuning.describe(), null, Machine.current(loadBefore), process("ours", ready, start, doneAt));
+                        done.piecesRepaired(), done.bannedPeers(), tuning.describe(), null, Machine.current(loadBefore),
+                        process("ours", ready, start, doneAt));
                 print(stdout, report);
             } catch (RuntimeException e) {
                 // join() throws the fetch's BroadcastException (or CancellationException) as it is.
                 Throwable cause = e instanceof CompletionException && e.getCause() != null ? e.getCause() : e;
                 LOG.error("node {}: the fetch of s3://{}/{} failed", id, bucket, key, cause);
                 report = new NodeReport("node", id, strategy != null ? strategy.name() : null, registry, listenText,
-                        bucket, key, null, null, null, null, null, null, null, null, null, null, null, null, null,
+                        bucket, key, null, null, null, null, null, null, null, null, null, null, null, null, null, null, null,
                         tuning.describe(), String.valueOf(cause), Machine.current(loadBefore),
                         process("ours", ready, start, null));
             }
@@ -259,12 +260,12 @@ final class NodeCommand implements Callable<Integer> {
                 long size = Files.size(file);
                 report = new NodeReport("node", id, "transfer-manager", null, listenText, bucket, key, null, null,
                         file.toAbsolutePath().toString(), size, Sha256.of(file), size, 0L,
-                        (doneAt - start) / 1e3, null, null, null, null, false, tm.settings(), null,
+                        (doneAt - start) / 1e3, null, null, null, null, false, null, null, tm.settings(), null,
                         Machine.current(loadBefore), process("transfer-manager", ready, start, doneAt));
             } catch (RuntimeException e) {
                 LOG.error("node {}: the Transfer Manager's download of s3://{}/{} failed", id, bucket, key, e);
                 report = new NodeReport("node", id, "transfer-manager", null, listenText, bucket, key, null, null, null,
-                        null, null, null, null, null, null, null, null, null, null, tm.settings(), e.toString(),
+                        null, null, null, null, null, null, null, null, null, null, null, null, tm.settings(), e.toString(),
                         Machine.current(loadBefore), process("transfer-manager", ready, start, null));
             }
         }

@@ -1,6 +1,7 @@
 package io.s3broadcast.bench;
 
 import com.fasterxml.jackson.annotation.JsonPropertyOrder;
+import java.util.List;
 import java.util.Map;
 
 /**
@@ -26,7 +27,9 @@ import java.util.Map;
  * @param phase2Seconds time from the end of phase 1 to the last piece
  * @param piecesStolen pieces this node fetched from S3 in works it took from other nodes
  * @param rate MB/s (10^6 bytes per second) over the fetch
- * @param checksumVerified whether the whole file was checked against S3's own checksum
+ * @param checksumVerified whether the whole file was checked against S3's own checksum (or, on a cluster, its ETag)
+ * @param piecesRepaired pieces that arrived from peers wrong and were read again from S3
+ * @param bannedPeers peers banned for a wrong piece or digest
  * @param settings transfer settings ({@code "default"} where Broadcast's default applied)
  * @param error why the fetch failed, or null
  * @param machine what it ran on
@@ -34,7 +37,7 @@ import java.util.Map;
  */
 @JsonPropertyOrder({"command", "nodeId", "strategy", "registry", "listen", "bucket", "key", "eTag", "versionId", "path", "size",
         "sha256", "bytesFromS3", "bytesFromPeers", "seconds", "phase1Seconds", "phase2Seconds", "piecesStolen", "rate",
-        "checksumVerified", "settings", "error", "machine", "process"})
+        "checksumVerified", "piecesRepaired", "bannedPeers", "settings", "error", "machine", "process"})
 record NodeReport(
         String command,
         String nodeId,
@@ -56,6 +59,8 @@ record NodeReport(
         Integer piecesStolen,
         Double rate,
         Boolean checksumVerified,
+        Integer piecesRepaired,
+        List<String> bannedPeers,
         Map<String, Object> settings,
         String error,
         Machine machine,

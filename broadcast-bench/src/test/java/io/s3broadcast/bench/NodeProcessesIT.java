@@ -32,6 +32,8 @@ import software.amazon.awssdk.auth.credentials.AwsSessionCredentials;
 @RealS3
 class NodeProcessesIT {
 
+    /** The group secret every node process gets. */
+    static final String SECRET = "node-processes-it-secret-0123456789";
     private static final int NODES = 4;
     private static final long SIZE = 6L << 20;
     private static final long PROCESS_TIMEOUT_SECONDS = 180;
@@ -134,7 +136,7 @@ class NodeProcessesIT {
         }
     }
 
-    private static Node start(S3Fixture s3, Path dir, String name, List<String> args) throws IOException {
+    static Node start(S3Fixture s3, Path dir, String name, List<String> args) throws IOException {
         List<String> command = new ArrayList<>(List.of(
                 Path.of(System.getProperty("java.home"), "bin", "java").toString(),
                 "-Xmx256m", "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1",
@@ -152,11 +154,11 @@ class NodeProcessesIT {
             env.put("AWS_SESSION_TOKEN", session.sessionToken());
         }
         env.put("AWS_REGION", s3.region().id());
-        env.put("S3BROADCAST_SECRET", "node-processes-it-secret-0123456789"); // the static registry needs one
+        env.put("S3BROADCAST_SECRET", SECRET); // the static registry needs one
         return new Node(name, pb.start(), dir);
     }
 
-    private record Node(String name, Process process, Path dir) {
+    record Node(String name, Process process, Path dir) {
 
         /** Waits for the process to exit 0 and returns its last stdout line, parsed. */
         JsonNode awaitJson() throws Exception {

@@ -22,6 +22,8 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.Executor;
 import java.util.concurrent.ExecutionException;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * One node's fetch: HEAD, check the destination, fill a temporary file with every piece (from S3 alone for
@@ -30,6 +32,8 @@ import java.util.concurrent.ExecutionException;
  * completes.
  */
 final class NodeFetch implements FetchHandle {
+
+    private static final Logger LOG = LoggerFactory.getLogger(NodeFetch.class);
 
     private final FetchRequest request;
     private final Settings settings;
@@ -88,10 +92,12 @@ final class NodeFetch implements FetchHandle {
             fail(e);
             return;
         }
-        CompletableFuture<ObjectInfo> head = source.head(request.bucket(), request.key());
+        // A cluster fetch binds what peers sent to the ETag too, which for a multipart upload needs its part sizes.
+        CompletableFuture<ObjectInfo> head = source.head(request.bucket(), request.key(), strategy.isCluster());
         inFlight = head;
         head.thenApplyAsync(info -> prepare(info, destination), executor)
                 .thenCompose(this::fill)
+                .thenCompose(this::checkAgainstS3)
                 .thenApplyAsync(this::verifyAndCommit, executor)
                 .whenComplete((done, error) -> {
                     if (error != null) {
@@ -144,14 +150,77 @@ final class NodeFetch implements FetchHandle {
         return filled;
     }
 
-    private record Filled(ObjectInfo info, ClusterRun.Outcome outcome) {
+    private record Filled(ObjectInfo info, ClusterRun.Outcome outcome, ClusterRun.Repair repair) {
+        Filled(ObjectInfo info, ClusterRun.Outcome outcome) {
+            this(info, outcome, ClusterRun.Repair.NONE);
+        }
+
+        Filled with(ClusterRun.Repair r) {
+            return new Filled(info, outcome, r);
+        }
     }
+
+    /**
+     * For a cluster fetch, binds the pieces taken from peers to S3 end to end: the whole file is read back
+     * against the object's MD5 or S3 checksum; on a mismatch the run reads every piece taken from peers
+     * again from S3, bans the peers that vouched for wrong ones and replaces their bytes. An object without a
+     * digest a peer cannot forge gets a spot check of peer pieces against S3 first, within
+     * {@link #SPOT_CHECK_SHARE} of its size. The flat tree reads everything from S3 and needs none of this.
+     */
+    private CompletableFuture<Filled> checkAgainstS3(Filled filled) {
+        ClusterRun run = clusterRun;
+        if (run == null) {
+            return CompletableFuture.completedFuture(filled);
+        }
+        ObjectInfo info = filled.info();
+        long budget = ObjectVerifier.hasUnforgeableDigest(info) ? 0 : (long) (info.size() * SPOT_CHECK_SHARE);
+        return run.spotCheck(budget)
+                .thenApplyAsync(r -> {
+                    try {
+                        return new Checked(filled.with(r), ObjectVerifier.check(store, info, true));
+                    } catch (IOException e) {
+                        throw new BroadcastException("cannot read back " + store.tempFile() + " to verify s3://"
+                                + info.bucket() + "/" + info.key() + ": " + e, e);
+                    }
+                }, executor)
+                .thenCompose(c -> {
+                    if (c.result().wholeObjectMismatch() == null) {
+                        return CompletableFuture.completedFuture(c.filled());
+                    }
+                    LOG.warn("{}; reading every piece taken from peers again from S3 to find and replace the wrong ones",
+                            c.result().wholeObjectMismatch());
+                    return run.repair().thenApply(r -> {
+                        LOG.warn("s3://{}/{}: {} pieces read again from S3, {} replaced, peers banned for wrong pieces: {}",
+                                info.bucket(), info.key(), r.piecesChecked(), r.piecesRepaired(), r.bannedPeers());
+                        return c.filled().with(r);
+                    });
+                });
+    }
+
+    private record Checked(Filled filled, ObjectVerifier.Result result) {
+    }
+
+    /**
+     * Share of the object's size the cluster may read again from S3 to spot-check peers' pieces (1.02x in
+     * all); each node takes its part, and at least one piece per peer that vouched for pieces it took.
+     */
+    static final double SPOT_CHECK_SHARE = 0.02;
 
     private CompletedFetch verifyAndCommit(Filled filled) {
         ObjectInfo info = filled.info();
         PieceStore s = store;
         try {
-            boolean checked = ObjectVerifier.verify(s, info);
+            boolean checked;
+            try {
+                checked = ObjectVerifier.verify(s, info, filled.outcome() != null);
+            } catch (BroadcastException.ChecksumMismatch e) {
+                if (filled.repair().piecesChecked() > 0) {
+                    throw new BroadcastException.ChecksumMismatch(e.getMessage() + " even after every piece taken from"
+                            + " peers was read again from S3 (" + filled.repair().piecesRepaired() + " replaced, banned: "
+                            + filled.repair().bannedPeers() + "); the object may have changed under its ETag");
+                }
+                throw e;
+            }
             if (result.isDone()) {
                 throw new CancellationException();
             }
@@ -165,7 +234,7 @@ final class NodeFetch implements FetchHandle {
             }
             return new CompletedFetch(path, info.bucket(), info.key(), info.eTag(), info.size(), strategy, took,
                     tracker.bytesFromSource(), o.bytesFromPeers(), checked, o.phase1(), o.phase2(), o.piecesStolen(),
-                    info.versionId());
+                    info.versionId(), filled.repair().piecesRepaired(), filled.repair().bannedPeers());
         } catch (IOException e) {
             throw new BroadcastException("cannot write s3://" + info.bucket() + "/" + info.key() + " to "
                     + s.destination() + ": " + e, e);

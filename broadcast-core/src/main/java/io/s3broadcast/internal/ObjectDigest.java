@@ -18,7 +18,7 @@ abstract class ObjectDigest {
     /** Whether {@link #of} knows {@code algorithm}. */
     static boolean supports(String algorithm) {
         return switch (algorithm.toUpperCase(Locale.ROOT)) {
-            case "CRC32", "CRC32C", "CRC64NVME", "SHA1", "SHA256" -> true;
+            case "CRC32", "CRC32C", "CRC64NVME", "SHA1", "SHA256", "MD5" -> true;
             default -> false;
         };
     }
@@ -30,6 +30,7 @@ abstract class ObjectDigest {
             case "CRC64NVME" -> new Crc(new Crc64Nvme(), 8);
             case "SHA1" -> new Digest("SHA-1");
             case "SHA256" -> new Digest("SHA-256");
+            case "MD5" -> new Digest("MD5");
             default -> throw new IllegalArgumentException("unknown checksum algorithm " + algorithm);
         };
     }

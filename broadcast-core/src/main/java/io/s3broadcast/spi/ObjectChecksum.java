@@ -6,8 +6,10 @@ import java.util.Objects;
 /**
  * A checksum S3 stores for an object, as HEAD returns it with checksum mode enabled.
  *
- * @param algorithm S3's name for it: {@code CRC32}, {@code CRC32C}, {@code CRC64NVME}, {@code SHA1}, {@code SHA256}
- * @param base64Value the value as S3 sends it (base64; a composite checksum ends with {@code -N})
+ * @param algorithm S3's name for it: {@code CRC32}, {@code CRC32C}, {@code CRC64NVME}, {@code SHA1}, {@code SHA256};
+ *     {@code MD5} for an ETag that is a digest ({@link ObjectInfo#eTagDigest()})
+ * @param base64Value the value as S3 sends it (base64; a composite checksum ends with {@code -N}); for
+ *     {@code MD5}, the ETag's hex digits (with {@code -N} for a multipart upload)
  * @param fullObject true when S3 says {@code FULL_OBJECT} (a checksum of the whole byte stream), false for
  *     {@code COMPOSITE} (the checksum of the concatenated checksums of the multipart upload's parts)
  * @param partSizes for a composite checksum, the size of each part in order (they decide the part

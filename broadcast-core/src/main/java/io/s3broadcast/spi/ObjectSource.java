@@ -16,6 +16,15 @@ public interface ObjectSource extends AutoCloseable {
     CompletableFuture<ObjectInfo> head(String bucket, String key);
 
     /**
+     * As {@link #head(String, String)}, and with {@code eTagDigest} also what a multipart ETag digests
+     * ({@link ObjectInfo#eTagDigest()}), which needs the part sizes (more requests): a cluster broadcast binds
+     * the pieces it took from peers to it. By default the same as {@link #head(String, String)}.
+     */
+    default CompletableFuture<ObjectInfo> head(String bucket, String key, boolean eTagDigest) {
+        return head(bucket, key);
+    }
+
+    /**
      * Fetches the runs {@code pieces} hands out into {@code store}, many at a time, each read pinned to
      * {@code object}'s ETag, recording every piece's CRC32C in the store as it lands. Completes when the
      * queue is empty and every run taken from it is stored.

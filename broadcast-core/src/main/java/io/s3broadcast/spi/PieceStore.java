@@ -22,7 +22,8 @@ import org.slf4j.LoggerFactory;
  * temporary file.
  *
  * <p>Thread-safe: many connections write disjoint ranges at once; piece bookkeeping is guarded by this
- * store. A piece counts as present only after {@link #completePiece} recorded its CRC32C.
+ * store. A piece counts as present only after {@link #completePiece} recorded its CRC32C (and, in a store
+ * that {@linkplain #keepDigests() keeps digests}, its SHA-256).
  */
 public final class PieceStore implements Closeable {
 
@@ -37,6 +38,7 @@ public final class PieceStore implements Closeable {
     private final FileChannel channel;
     private final Bitfield have;
     private final int[] crc32c;
+    private byte[][] sha256;
     private volatile boolean closed;
     private volatile boolean committed;
 
@@ -89,6 +91,22 @@ public final class PieceStore implements Closeable {
         return channel;
     }
 
+    /**
+     * From now on each piece is recorded with its SHA-256 too ({@link #completePiece(int, int, byte[])}), as
+     * a cluster broadcast needs to vouch for the pieces it read from S3 and to check those from peers. Call
+     * before the first piece is written.
+     */
+    public synchronized void keepDigests() {
+        if (sha256 == null) {
+            sha256 = new byte[layout.pieceCount()][];
+        }
+    }
+
+    /** Whether writers must give each piece's SHA-256 ({@link #keepDigests()} was called). */
+    public synchronized boolean keepsDigests() {
+        return sha256 != null;
+    }
+
     /** Writes all of {@code src} at {@code position} of the object. */
     public void write(long position, ByteBuffer src) throws IOException {
         if (position < 0 || position + src.remaining() > layout.objectSize()) {
@@ -106,11 +124,48 @@ public final class PieceStore implements Closeable {
      * when the piece was already present.
      */
     public synchronized boolean completePiece(int piece, int pieceCrc32c) {
+        return completePiece(piece, pieceCrc32c, null);
+    }
+
+    /**
+     * Records that {@code piece} is fully written with the given CRC32C and SHA-256 (32 bytes, or null when
+     * this store does not {@linkplain #keepDigests() keep digests}). Returns false, changing nothing, when the
+     * piece was already present.
+     */
+    public synchronized boolean completePiece(int piece, int pieceCrc32c, byte[] pieceSha256) {
+        if (sha256 != null && (pieceSha256 == null || pieceSha256.length != Sha256.BYTES)) {
+            throw new IllegalArgumentException("this store keeps digests: piece " + piece + " needs its SHA-256");
+        }
         if (!have.set(piece)) {
             return false;
         }
         crc32c[piece] = pieceCrc32c;
+        if (sha256 != null) {
+            sha256[piece] = pieceSha256.clone();
+        }
         return true;
+    }
+
+    /**
+     * Marks a present piece missing again, so it can be written anew (a piece found wrong and fetched again
+     * from S3). Until it is completed again it is not served. Returns false when it was not present.
+     */
+    public synchronized boolean forget(int piece) {
+        if (!have.clear(piece)) {
+            return false;
+        }
+        if (sha256 != null) {
+            sha256[piece] = null;
+        }
+        return true;
+    }
+
+    /** The SHA-256 recorded for a present piece, or null when this store does not keep digests. */
+    public synchronized byte[] sha256(int piece) {
+        if (!have.get(piece)) {
+            throw new IllegalStateException("piece " + piece + " is not present");
+        }
+        return sha256 == null ? null : sha256[piece].clone();
     }
 
     public synchronized boolean hasPiece(int piece) {

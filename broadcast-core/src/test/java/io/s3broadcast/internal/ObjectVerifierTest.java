@@ -8,6 +8,7 @@ import io.s3broadcast.spi.ObjectChecksum;
 import io.s3broadcast.spi.ObjectInfo;
 import io.s3broadcast.spi.PieceLayout;
 import io.s3broadcast.spi.PieceStore;
+import java.io.ByteArrayOutputStream;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
@@ -121,6 +122,67 @@ class ObjectVerifierTest {
         try (PieceStore store = storeWith(new byte[0], 4)) {
             assertThat(ObjectVerifier.verify(store, info(0, null))).isFalse();
         }
+    }
+
+    @Test
+    void theEtagsMd5IsCheckedAndAMismatchIsReportedForRepairNotThrown() throws Exception {
+        byte[] data = random(200_003);
+        String md5 = java.util.HexFormat.of().formatHex(MessageDigest.getInstance("MD5").digest(data));
+        ObjectInfo right = new ObjectInfo("b", "k", data.length, "\"" + md5 + "\"", Optional.empty(), Optional.empty(),
+                ObjectInfo.eTagDigest("\"" + md5 + "\"", false, List.of()));
+        try (PieceStore store = storeWith(data, 65_536)) {
+            assertThat(ObjectVerifier.verify(store, right, true)).isTrue();
+            assertThat(ObjectVerifier.verify(store, right)).as("the flat tree does not check the ETag").isFalse();
+            assertThat(ObjectVerifier.hasUnforgeableDigest(right)).isTrue();
+        }
+        data[100_000] ^= 1; // stored as it arrived (its CRC32C matches), but not the object S3 holds
+        try (PieceStore store = storeWith(data, 65_536)) {
+            assertThat(ObjectVerifier.check(store, right, true).wholeObjectMismatch()).contains("on disk has MD5")
+                    .contains("but its ETag is \"" + md5 + "\"");
+            assertThatThrownBy(() -> ObjectVerifier.verify(store, right, true))
+                    .isInstanceOf(BroadcastException.ChecksumMismatch.class).hasMessageContaining("fetch again");
+        }
+    }
+
+    @Test
+    void aMultipartEtagIsTheMd5OfThePartMd5s() throws Exception {
+        byte[] data = random(300_007);
+        List<Long> parts = List.of(131_072L, 131_072L, 37_863L);
+        ByteArrayOutputStream partMd5s = new ByteArrayOutputStream();
+        int at = 0;
+        for (long p : parts) {
+            MessageDigest md = MessageDigest.getInstance("MD5");
+            md.update(data, at, (int) p);
+            partMd5s.writeBytes(md.digest());
+            at += (int) p;
+        }
+        String eTag = "\"" + java.util.HexFormat.of().formatHex(MessageDigest.getInstance("MD5")
+                .digest(partMd5s.toByteArray())) + "-3\"";
+        ObjectInfo info = new ObjectInfo("b", "k", data.length, eTag, Optional.empty(), Optional.empty(),
+                ObjectInfo.eTagDigest(eTag, false, parts));
+        try (PieceStore store = storeWith(data, 65_536)) {
+            assertThat(ObjectVerifier.check(store, info, true)).isEqualTo(new ObjectVerifier.Result(true, null));
+        }
+        ObjectInfo wrongParts = new ObjectInfo("b", "k", data.length, eTag, Optional.empty(), Optional.empty(),
+                ObjectInfo.eTagDigest(eTag, false, List.of(100_000L, 100_000L, 100_007L)));
+        try (PieceStore store = storeWith(data, 65_536)) {
+            assertThat(ObjectVerifier.check(store, wrongParts, true).wholeObjectMismatch()).contains("MD5 of part MD5s");
+        }
+    }
+
+    @Test
+    void anEtagIsADigestOnlyInItsTwoFormsAndWithoutKmsOrCustomerKeys() {
+        assertThat(ObjectInfo.eTagDigest("\"0123456789abcdef0123456789ABCDEF\"", false, List.of()))
+                .contains(ObjectChecksum.fullObject("MD5", "0123456789abcdef0123456789abcdef"));
+        assertThat(ObjectInfo.eTagParts("\"0123456789abcdef0123456789abcdef-3\"")).isEqualTo(3);
+        assertThat(ObjectInfo.eTagDigest("\"0123456789abcdef0123456789abcdef-3\"", false, List.of())).isEmpty();
+        assertThat(ObjectInfo.eTagDigest("\"0123456789abcdef0123456789abcdef-2\"", false, List.of(5L, 1L)))
+                .contains(new ObjectChecksum("MD5", "0123456789abcdef0123456789abcdef-2", false, List.of(5L, 1L)));
+        assertThat(ObjectInfo.eTagDigest("\"0123456789abcdef0123456789abcdef\"", true, List.of())).isEmpty();
+        assertThat(ObjectInfo.eTagParts("etag")).isEqualTo(-1);
+        assertThat(ObjectInfo.eTagDigest("etag", false, List.of())).isEmpty();
+        assertThat(ObjectVerifier.hasUnforgeableDigest(info(1, ObjectChecksum.fullObject("CRC32", "AAAAAA==")))).isFalse();
+        assertThat(ObjectVerifier.hasUnforgeableDigest(info(1, ObjectChecksum.fullObject("SHA256", "AAAAAA==")))).isTrue();
     }
 
     private PieceStore storeWith(byte[] data, int pieceSize) throws Exception {

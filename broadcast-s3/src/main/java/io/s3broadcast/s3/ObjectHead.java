@@ -27,8 +27,8 @@ import software.amazon.awssdk.services.s3.model.ObjectPart;
 
 /**
  * The HEAD of a fetch: size, ETag, version id (when the bucket is versioned), and S3's whole-object checksum
- * when it has one. A {@code COMPOSITE} checksum is only useful with the sizes of the multipart upload's
- * parts, so those are asked for too:
+ * when it has one. A {@code COMPOSITE} checksum, like a multipart ETag, is only useful with the sizes of the
+ * multipart upload's parts, so those are asked for too:
  * first with GetObjectAttributes (paginated), else with one {@code HEAD ?partNumber=n} per part. When the
  * server can tell neither, the checksum is left out (logged at DEBUG) and the fetch relies on the pieces'
  * CRC32C alone.
@@ -69,6 +69,11 @@ final class ObjectHead {
     }
 
     CompletableFuture<ObjectInfo> head(String bucket, String key) {
+        return head(bucket, key, false);
+    }
+
+    /** @param multipartETag also learn what a multipart ETag digests (the part sizes), even without a composite checksum */
+    CompletableFuture<ObjectInfo> head(String bucket, String key, boolean multipartETag) {
         String name = "s3://" + bucket + "/" + key;
         CompletableFuture<HeadObjectResponse> head = retrier.call("HEAD " + name,
                 () -> client.headObject(HeadObjectRequest.builder()
@@ -79,7 +84,7 @@ final class ObjectHead {
                 (e, n) -> Failures.toBroadcastException(Failures.classify(e), e, bucket, key, "", "HEAD", n));
         CompletableFuture<ObjectInfo> info = head
                 .exceptionallyCompose(e -> whyNotFound(bucket, key, e))
-                .thenCompose(r -> toInfo(bucket, key, r));
+                .thenCompose(r -> toInfo(bucket, key, r, multipartETag));
         info.whenComplete((v, e) -> {
             if (e != null) {
                 head.cancel(true);
@@ -110,7 +115,7 @@ final class ObjectHead {
                 });
     }
 
-    private CompletableFuture<ObjectInfo> toInfo(String bucket, String key, HeadObjectResponse r) {
+    private CompletableFuture<ObjectInfo> toInfo(String bucket, String key, HeadObjectResponse r, boolean multipartETag) {
         String name = "s3://" + bucket + "/" + key;
         if (r.eTag() == null || r.contentLength() == null) {
             return CompletableFuture.failedFuture(new BroadcastException("HEAD of " + name
@@ -119,6 +124,8 @@ final class ObjectHead {
         long size = r.contentLength();
         String eTag = r.eTag();
         Optional<String> versionId = Optional.ofNullable(r.versionId()).filter(v -> !v.isBlank());
+        boolean encrypted = isKmsOrCustomerKey(r);
+        int eTagParts = encrypted ? -1 : ObjectInfo.eTagParts(eTag);
         Map.Entry<String, String> found = null;
         for (Map.Entry<String, Function<HeadObjectResponse, String>> a : ALGORITHMS) {
             String value = a.getValue().apply(r);
@@ -127,30 +134,55 @@ final class ObjectHead {
                 break;
             }
         }
+        Optional<ObjectChecksum> fullObject = Optional.empty();
+        String algorithm = null;
+        String value = null;
+        int checksumParts = 0;
         if (found == null) {
-            LOG.debug("{} has no checksum S3 reports on HEAD; its pieces are checked with CRC32C only", name);
-            return CompletableFuture.completedFuture(new ObjectInfo(bucket, key, size, eTag, Optional.empty(), versionId));
+            LOG.debug("{} has no checksum S3 reports on HEAD", name);
+        } else {
+            algorithm = found.getKey();
+            value = found.getValue();
+            int dash = value.lastIndexOf('-');
+            boolean composite = r.checksumType() == ChecksumType.COMPOSITE
+                    || (r.checksumType() != ChecksumType.FULL_OBJECT && dash > 0);
+            if (!composite) {
+                fullObject = Optional.of(ObjectChecksum.fullObject(algorithm, value));
+            } else {
+                try {
+                    checksumParts = Integer.parseInt(value.substring(dash + 1));
+                } catch (NumberFormatException | IndexOutOfBoundsException e) {
+                    LOG.debug("{} has a composite {} checksum {} without a part count; not checking it", name, algorithm,
+                            value);
+                }
+            }
         }
-        String algorithm = found.getKey();
-        String value = found.getValue();
-        int dash = value.lastIndexOf('-');
-        boolean composite = r.checksumType() == ChecksumType.COMPOSITE
-                || (r.checksumType() != ChecksumType.FULL_OBJECT && dash > 0);
-        if (!composite) {
-            return CompletableFuture.completedFuture(new ObjectInfo(bucket, key, size, eTag,
-                    Optional.of(ObjectChecksum.fullObject(algorithm, value)), versionId));
+        // A composite checksum and a multipart ETag both need the part sizes: asked for once, and for the ETag
+        // alone only when asked to (a cluster broadcast; the flat tree reads everything from S3 itself).
+        int parts = checksumParts > 0 ? checksumParts : multipartETag ? Math.max(eTagParts, 0) : 0;
+        if (parts == 0) {
+            return CompletableFuture.completedFuture(new ObjectInfo(bucket, key, size, eTag, fullObject, versionId,
+                    ObjectInfo.eTagDigest(eTag, encrypted, List.of())));
         }
-        int parts;
-        try {
-            parts = Integer.parseInt(value.substring(dash + 1));
-        } catch (NumberFormatException | IndexOutOfBoundsException e) {
-            LOG.debug("{} has a composite {} checksum {} without a part count; checking pieces only", name, algorithm, value);
-            return CompletableFuture.completedFuture(new ObjectInfo(bucket, key, size, eTag, Optional.empty(), versionId));
-        }
+        Optional<ObjectChecksum> full = fullObject;
+        String alg = algorithm;
+        String val = value;
+        int cParts = checksumParts;
         return partSizes(bucket, key, eTag, parts, size).thenApply(sizes -> {
-            Optional<ObjectChecksum> checksum = sizes.map(s -> new ObjectChecksum(algorithm, value, false, s));
-            return new ObjectInfo(bucket, key, size, eTag, checksum, versionId);
+            Optional<ObjectChecksum> checksum = cParts > 0
+                    ? sizes.map(s -> new ObjectChecksum(alg, val, false, s)) : full;
+            Optional<ObjectChecksum> eTagDigest = eTagParts > 0
+                    ? sizes.flatMap(s -> ObjectInfo.eTagDigest(eTag, encrypted, s))
+                    : ObjectInfo.eTagDigest(eTag, encrypted, List.of());
+            return new ObjectInfo(bucket, key, size, eTag, checksum, versionId, eTagDigest);
         });
+    }
+
+    /** SSE-KMS (or DSSE-KMS) and SSE-C objects have ETags that are not the MD5 of their bytes. */
+    private static boolean isKmsOrCustomerKey(HeadObjectResponse r) {
+        String sse = r.serverSideEncryptionAsString();
+        return (sse != null && sse.toLowerCase(java.util.Locale.ROOT).contains("kms"))
+                || (r.sseCustomerAlgorithm() != null && !r.sseCustomerAlgorithm().isBlank());
     }
 
     /** The sizes of the object's {@code parts} parts, or empty (logged) when the server cannot tell them. */
@@ -169,8 +201,8 @@ final class ObjectHead {
                 .thenCompose(done -> done != null ? done : headParts(bucket, key, eTag, parts)
                         .handle((sizes, e) -> {
                             if (e != null) {
-                                LOG.debug("cannot learn the part sizes of {} ({}): its composite checksum cannot be "
-                                        + "checked, only its pieces' CRC32C", name, Failures.describe(e));
+                                LOG.debug("cannot learn the part sizes of {} ({}): its composite checksum and multipart ETag "
+                                        + "cannot be checked", name, Failures.describe(e));
                                 return Optional.<List<Long>>empty();
                             }
                             return check(name, "HEAD ?partNumber", sizes, parts, size);

@@ -13,6 +13,8 @@ import java.util.function.IntConsumer;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import java.util.zip.CRC32C;
+import java.security.MessageDigest;
+import io.s3broadcast.spi.Sha256;
 import org.reactivestreams.Subscriber;
 import org.reactivestreams.Subscription;
 import software.amazon.awssdk.core.async.AsyncResponseTransformer;
@@ -50,6 +52,8 @@ final class PieceWriter implements AsyncResponseTransformer<GetObjectResponse, V
     private final Runnable onBytes;
     private final BufferPool buffers;
     private final CRC32C crc = new CRC32C();
+    /** The SHA-256 of each piece as it arrives, when the store keeps digests (a cluster broadcast); else null. */
+    private final MessageDigest sha256;
     private final Object lock = new Object();
 
     // guarded by lock
@@ -83,6 +87,7 @@ final class PieceWriter implements AsyncResponseTransformer<GetObjectResponse, V
         this.buffers = buffers;
         this.position = start;
         this.written = start;
+        this.sha256 = store.keepsDigests() ? Sha256.newDigest() : null;
     }
 
     /** The bytes asked for, as {@code bytes a-b} (inclusive, as in HTTP). */
@@ -108,6 +113,9 @@ final class PieceWriter implements AsyncResponseTransformer<GetObjectResponse, V
                 pending.clear();
             }
             crc.reset();
+            if (sha256 != null) {
+                sha256.reset();
+            }
         }
         if (previous != null) {
             previous.cancel();
@@ -272,6 +280,9 @@ final class PieceWriter implements AsyncResponseTransformer<GetObjectResponse, V
             ByteBuffer slice = chunk.slice();
             slice.limit(take);
             crc.update(slice.duplicate());
+            if (sha256 != null) {
+                sha256.update(slice.duplicate());
+            }
             gather(slice);
             chunk.position(chunk.position() + take);
             position += take;
@@ -279,7 +290,8 @@ final class PieceWriter implements AsyncResponseTransformer<GetObjectResponse, V
                 flush();
                 int value = (int) crc.getValue();
                 crc.reset();
-                if (store.completePiece(piece, value)) {
+                byte[] digest = sha256 == null ? null : sha256.digest();
+                if (store.completePiece(piece, value, digest)) {
                     stored = append(stored, piece);
                 }
                 onPieceStored.accept(piece);

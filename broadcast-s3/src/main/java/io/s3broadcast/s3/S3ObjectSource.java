@@ -90,6 +90,11 @@ final class S3ObjectSource implements ObjectSource {
 
     @Override
     public CompletableFuture<ObjectInfo> head(String bucket, String key) {
+        return head(bucket, key, false);
+    }
+
+    @Override
+    public CompletableFuture<ObjectInfo> head(String bucket, String key, boolean eTagDigest) {
         try {
             Objects.requireNonNull(bucket, "bucket");
             Objects.requireNonNull(key, "key");
@@ -98,7 +103,7 @@ final class S3ObjectSource implements ObjectSource {
             }
             Retrier retrier = new Retrier(scheduler, backoff, random, config.maxAttempts(), config.headTimeout(),
                     endpoint());
-            return track(new ObjectHead(client, retrier, config.headTimeout(), config.connections()).head(bucket, key));
+            return track(new ObjectHead(client, retrier, config.headTimeout(), config.connections()).head(bucket, key, eTagDigest));
         } catch (RuntimeException e) {
             return CompletableFuture.failedFuture(e);
         }

@@ -32,12 +32,20 @@ final class FaultHooks {
     }
 
     static ChannelFuture writeCorrupted(ChannelHandlerContext ctx, PieceStore store, int piece) {
+        return writeFlipped(ctx, store, piece, false);
+    }
+
+    /**
+     * Writes {@code piece} with its middle byte flipped: under the true CRC32C of the piece as stored (a fault
+     * on the way), or under the CRC32C of the flipped bytes ({@code crcOfFlipped}, a liar no CRC can catch).
+     */
+    static ChannelFuture writeFlipped(ChannelHandlerContext ctx, PieceStore store, int piece, boolean crcOfFlipped) {
         int length = store.layout().length(piece);
         ByteBuf data = ctx.alloc().buffer(length);
         try {
             data.writeBytes(store.channel(), store.layout().offset(piece), length);
             data.setByte(length / 2, data.getByte(length / 2) ^ 0x5a);
-            return ctx.write(new Piece(piece, store.crc32c(piece), data));
+            return ctx.write(new Piece(piece, crcOfFlipped ? Piece.crc32c(data) : store.crc32c(piece), data));
         } catch (IOException | RuntimeException e) {
             data.release();
             return ctx.newFailedFuture(e);

@@ -18,11 +18,13 @@ import io.s3broadcast.internal.cluster.ChokeScheduler;
 import io.s3broadcast.internal.cluster.PieceSelector;
 import io.s3broadcast.internal.cluster.RequestScheduler;
 import io.s3broadcast.internal.cluster.Shares;
+import io.s3broadcast.internal.cluster.SourcePieces;
 import io.s3broadcast.internal.cluster.StealingScheduler;
 import io.s3broadcast.internal.cluster.WorkList;
 import io.s3broadcast.p2p.protocol.BitfieldMessage;
 import io.s3broadcast.p2p.protocol.Cancel;
 import io.s3broadcast.p2p.protocol.Choke;
+import io.s3broadcast.p2p.protocol.Digests;
 import io.s3broadcast.p2p.protocol.Done;
 import io.s3broadcast.p2p.protocol.GiveWorkRequest;
 import io.s3broadcast.p2p.protocol.GiveWorkResponse;
@@ -52,11 +54,16 @@ import io.s3broadcast.spi.PieceLayout;
 import io.s3broadcast.spi.PieceRun;
 import io.s3broadcast.spi.PieceStore;
 import io.s3broadcast.spi.PeerSecurity;
+import io.s3broadcast.spi.Sha256;
 import io.s3broadcast.spi.SourceListener;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.time.Duration;
+import java.security.SecureRandom;
 import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.BitSet;
+import java.util.HexFormat;
 import java.util.HashMap;
 import java.util.HashSet;
 import java.util.List;
@@ -121,6 +128,21 @@ final class NodeRun implements ClusterRun, GroupRouter.Target {
     private final RequestScheduler requests;
     private final ChokeScheduler choke;
     private final SourceListener s3Listener;
+    private final PieceServing serving;
+    /** First-hand digests: this node's own S3 reads and what peers vouched for. */
+    private final Vouches vouches;
+    /** Pieces stored from peers (accepted on a peer's digest), not read from S3 by this node. */
+    private final BitSet fromPeers = new BitSet();
+    /** Pieces being read again from S3 to settle a dispute or repair. */
+    private final BitSet checking = new BitSet();
+    /** The rounds of checks from S3 under way: a later check of the same pieces waits for them. */
+    private final Map<CompletableFuture<Void>, BitSet> checks = new HashMap<>();
+    /** Peers banned for a wrong piece or digest, for the result. */
+    private final Set<String> liars = new TreeSet<>();
+    private int piecesRepaired;
+    private int piecesChecked;
+    /** Pieces not to be served: stored but under a check from S3 (their bytes may be replaced). */
+    private final Set<Integer> quarantine = ConcurrentHashMap.newKeySet();
 
     // Read from other threads.
     private volatile boolean closing;
@@ -197,6 +219,9 @@ final class NodeRun implements ClusterRun, GroupRouter.Target {
         this.layout = store.layout();
         this.pieceCount = layout.pieceCount();
         this.inStolenWorks = new Bitfield(pieceCount);
+        this.serving = cluster.serving();
+        this.vouches = new Vouches(pieceCount);
+        store.keepDigests();
         this.group = GroupId.of(task.object().bucket(), task.object().key(), task.object().eTag(), config.groupName());
         this.loop = cluster.nextLoop();
         this.ticker = config.ticker();
@@ -207,7 +232,18 @@ final class NodeRun implements ClusterRun, GroupRouter.Target {
         this.requests = RequestScheduler.builder(pieceCount)
                 .have(store.bitfield())
                 .selector(PieceSelector.randomizedRarest(new Random(seed(config.nodeId(), 2))))
-                .source(workList)
+                .source(new SourcePieces() {
+                    // A piece nobody vouched for (or peers dispute) is not requested: it could not be checked.
+                    @Override
+                    public boolean isPending(int piece) {
+                        return workList.isPending(piece) || expected(piece) == null;
+                    }
+
+                    @Override
+                    public boolean isInFlight(int piece) {
+                        return workList.isInFlight(piece);
+                    }
+                })
                 .maxRequestsPerPeer(config.maxRequestsPerPeer())
                 .build();
         this.choke = ChokeScheduler.builder()
@@ -509,7 +545,7 @@ final class NodeRun implements ClusterRun, GroupRouter.Target {
             return;
         }
         if (banned.contains(id)) {
-            goodbye(h, Goodbye.Reason.PROTOCOL_ERROR, "banned: sent pieces with a wrong CRC32C");
+            goodbye(h, liars.contains(id) ? Goodbye.Reason.BAD_PIECE : Goodbye.Reason.PROTOCOL_ERROR, "banned");
             return;
         }
         if (peers.containsKey(id)) {
@@ -527,6 +563,7 @@ final class NodeRun implements ClusterRun, GroupRouter.Target {
         pendingSince.remove(id);
         dialAttempts.remove(id);
         choke.peerConnected(id);
+        sendOwnDigests(h);
         Bitfield have = store.bitfield();
         if (begun) {
             // Pieces already on disk whose stored() has not run yet: mark them in the work list now, so the
@@ -694,9 +731,11 @@ final class NodeRun implements ClusterRun, GroupRouter.Target {
             }
             advertiseWorks();
             pumpPhase1();
+        } else if (msg instanceof Digests d) {
+            digestsReceived(p, d);
         } else if (msg instanceof Goodbye g) {
             LOG.debug("{}: {} says goodbye: {} {}", self, p.id, g.reason(), g.detail());
-            if (g.reason() == Goodbye.Reason.PROTOCOL_ERROR) {
+            if (g.reason() == Goodbye.Reason.PROTOCOL_ERROR || g.reason() == Goodbye.Reason.BAD_PIECE) {
                 banned.add(p.id); // it banned us (or we broke the protocol): neither side wants this connection again
             }
         } else {
@@ -819,7 +858,7 @@ final class NodeRun implements ClusterRun, GroupRouter.Target {
         if (closing || complete || p.peerChoking || !phase2Allowed()) {
             return;
         }
-        int[] next = requests.nextRequests(p.id);
+        int[] next = vouchedOnly(p.id, requests.nextRequests(p.id));
         if (next.length == 0) {
             return;
         }
@@ -834,6 +873,22 @@ final class NodeRun implements ClusterRun, GroupRouter.Target {
             p.handler.write(new Request(piece));
         }
         p.handler.flush();
+    }
+
+    /**
+     * Drops from {@code picked} the pieces nobody vouched for (endgame duplicates can pick them): such a piece
+     * could not be checked on arrival, so it is not asked for.
+     */
+    private int[] vouchedOnly(String peer, int[] picked) {
+        int kept = 0;
+        for (int piece : picked) {
+            if (expected(piece) != null) {
+                picked[kept++] = piece;
+            } else {
+                requests.requestFailed(peer, piece);
+            }
+        }
+        return kept == picked.length ? picked : Arrays.copyOf(picked, kept);
     }
 
     private void pumpAll() {
@@ -869,39 +924,63 @@ final class NodeRun implements ClusterRun, GroupRouter.Target {
             return;
         }
         unask(p, index);
+        byte[] expected = expected(index);
         try {
             cluster.disk().execute(() -> {
-                boolean ok = false;
-                boolean stored = false;
+                Arrival arrival = Arrival.CRC_MISMATCH;
+                byte[] sha = null;
                 Throwable error = null;
                 try {
-                    ok = piece.data().readableBytes() == layout.length(index) && piece.crcMatches();
-                    if (ok && !store.hasPiece(index)) {
+                    if (piece.data().readableBytes() == layout.length(index) && piece.crcMatches()) {
                         ByteBuf data = piece.data();
-                        long position = layout.offset(index);
-                        for (ByteBuffer b : data.nioBuffers(data.readerIndex(), data.readableBytes())) {
-                            int n = b.remaining();
-                            store.write(position, b);
-                            position += n;
+                        ByteBuffer[] buffers = data.nioBuffers(data.readerIndex(), data.readableBytes());
+                        sha = Sha256.of(buffers);
+                        if (expected == null) {
+                            arrival = Arrival.UNVOUCHED;
+                        } else if (!Arrays.equals(expected, sha)) {
+                            arrival = Arrival.DIGEST_MISMATCH;
+                        } else if (store.hasPiece(index)) {
+                            arrival = Arrival.DUPLICATE;
+                        } else {
+                            long position = layout.offset(index);
+                            for (ByteBuffer b : buffers) {
+                                int n = b.remaining();
+                                store.write(position, b);
+                                position += n;
+                            }
+                            arrival = store.completePiece(index, piece.crc32c(), sha) ? Arrival.STORED : Arrival.DUPLICATE;
                         }
-                        stored = store.completePiece(index, piece.crc32c());
                     }
                 } catch (IOException | RuntimeException e) {
                     error = e;
                 } finally {
                     piece.release();
                 }
-                boolean isOk = ok;
-                boolean isStored = stored;
+                Arrival a = arrival;
+                byte[] digest = sha;
                 Throwable err = error;
-                execute(() -> pieceChecked(from, index, isOk, isStored, err));
+                execute(() -> pieceChecked(from, index, a, digest, expected, err));
             });
         } catch (RuntimeException e) {
             piece.release();
         }
     }
 
-    private void pieceChecked(String from, int index, boolean ok, boolean stored, Throwable error) {
+    /** What became of a piece from a peer. */
+    private enum Arrival {
+        /** Checked and stored. */
+        STORED,
+        /** Right, but the piece was already stored (endgame, or S3 got it too). */
+        DUPLICATE,
+        /** Its data does not match the CRC32C sent with it: an accident on the way, most likely. */
+        CRC_MISMATCH,
+        /** Its SHA-256 differs from the first-hand digest: the sender lies or relays a lie. */
+        DIGEST_MISMATCH,
+        /** Nobody vouched for it (or peers disagree): it cannot be checked and is dropped. */
+        UNVOUCHED
+    }
+
+    private void pieceChecked(String from, int index, Arrival arrival, byte[] sha, byte[] expected, Throwable error) {
         if (closing) {
             return;
         }
@@ -912,15 +991,37 @@ final class NodeRun implements ClusterRun, GroupRouter.Target {
         Peer p = peers.get(from);
         int length = layout.length(index);
         choke.downloaded(from, length);
+        if (arrival == Arrival.DIGEST_MISMATCH) {
+            requests.requestFailed(from, index);
+            ban(from, String.format("sent piece %d with SHA-256 %s, but %s read %s from S3", index, hex(sha),
+                    vouches.hasOwn(index) ? "this node" : String.join(", ", vouches.vouchers(index)), hex(expected)));
+            pumpAll();
+            return;
+        }
+        if (arrival == Arrival.UNVOUCHED) {
+            requests.requestFailed(from, index);
+            LOG.debug("{}: piece {} from {} dropped: nobody vouched for its digest yet", self, index, from);
+            pumpAll();
+            return;
+        }
+        boolean ok = arrival != Arrival.CRC_MISMATCH;
+        boolean stored = arrival == Arrival.STORED;
         if (!ok) {
             requests.requestFailed(from, index);
             int n = strikes.merge(from, 1, Integer::sum);
             LOG.warn("{}: piece {} from {} failed its CRC32C check ({} of {} before a ban)", self, index, from, n, BAN_THRESHOLD);
-            if (n >= BAN_THRESHOLD) {
+            if (n >= BAN_THRESHOLD && !banned.contains(from)) {
                 ban(from);
             }
             pumpAll();
             return;
+        }
+        if (stored && !Arrays.equals(expected(index), sha)) {
+            // The digest it matched was withdrawn while it was checked (its voucher was caught lying).
+            fromPeers.set(index);
+            recheck(bitOf(index));
+        } else if (stored) {
+            fromPeers.set(index);
         }
         if (stored) {
             bytesFromPeers += length;
@@ -948,6 +1049,326 @@ final class NodeRun implements ClusterRun, GroupRouter.Target {
         }
     }
 
+    /**
+     * Bans {@code id} for a lie (a piece or digest that S3 or this node's own read contradicts): it is told
+     * why ({@code GOODBYE(BAD_PIECE)}), never served or asked again, and every digest it vouched for is
+     * dropped; pieces this node accepted on its word alone are read again from S3. Returns when those are
+     * settled.
+     */
+    private CompletableFuture<Void> ban(String id, String why) {
+        if (!banned.add(id) && liars.contains(id)) {
+            return CompletableFuture.completedFuture(null);
+        }
+        liars.add(id);
+        FaultHooks.banned(self, id);
+        LOG.warn("{}: banned {}: it {}; it is not served or asked again", self, id, why);
+        Peer p = peers.get(id);
+        if (p != null) {
+            goodbye(p.handler, Goodbye.Reason.BAD_PIECE, why);
+        }
+        BitSet vouched = vouches.drop(id);
+        BitSet suspect = new BitSet();
+        for (int i = vouched.nextSetBit(0); i >= 0; i = vouched.nextSetBit(i + 1)) {
+            if (fromPeers.get(i) && store.hasPiece(i) && !Arrays.equals(expected(i), store.sha256(i))) {
+                suspect.set(i);
+            } else if (vouches.contested(i)) {
+                suspect.set(i);
+            }
+        }
+        return recheck(suspect);
+    }
+
+    /** Sends this node's first-hand digests of everything it read from S3, in runs, before its bitfield. */
+    private void sendOwnDigests(PeerHandler h) {
+        int max = Math.max(1, Digests.maxDigests(h.peerMaxFrameLength));
+        int p = 0;
+        while (p < pieceCount) {
+            while (p < pieceCount && !(vouches.hasOwn(p) && store.hasPiece(p))) {
+                p++;
+            }
+            int first = p;
+            while (p < pieceCount && p - first < max && vouches.hasOwn(p) && store.hasPiece(p)) {
+                p++;
+            }
+            if (p > first) {
+                h.write(new Digests(first, outboundDigests(first, p)));
+            }
+        }
+    }
+
+    private byte[] outboundDigests(int first, int end) {
+        byte[] out = vouches.ownRun(first, end);
+        for (int p = first; p < end; p++) {
+            byte[] d = serving.digest(store, p, Arrays.copyOfRange(out, (p - first) * Sha256.BYTES, (p - first + 1) * Sha256.BYTES));
+            System.arraycopy(d, 0, out, (p - first) * Sha256.BYTES, Sha256.BYTES);
+        }
+        return out;
+    }
+
+    /** A peer vouches for pieces it read from S3. */
+    private void digestsReceived(Peer p, Digests d) {
+        BitSet contested = new BitSet();
+        for (int i = 0; i < d.count(); i++) {
+            int piece = d.first() + i;
+            byte[] digest = d.digest(i);
+            switch (vouches.vouch(p.id, piece, digest)) {
+                case CONTRADICTS_OWN -> {
+                    ban(p.id, String.format("vouched for piece %d with SHA-256 %s, but this node read %s from S3",
+                            piece, hex(digest), hex(expected(piece))));
+                    return;
+                }
+                case CONTRADICTS_PEER -> {
+                    // Members' disputes go to S3; a stranger that contradicts a member is banned on the member's
+                    // word, so a stranger cannot make this node read pieces again from S3.
+                    boolean senderIsMember = members.containsKey(p.id);
+                    boolean memberDisagrees = false;
+                    for (String other : vouches.disagreeing(piece, digest)) {
+                        if (members.containsKey(other)) {
+                            memberDisagrees = true;
+                        } else if (senderIsMember) {
+                            ban(other, String.format("vouched for piece %d with a SHA-256 other than member %s's",
+                                    piece, p.id));
+                        }
+                    }
+                    if (memberDisagrees && !senderIsMember) {
+                        ban(p.id, String.format("vouched for piece %d with SHA-256 %s, but a member read %s from S3",
+                                piece, hex(digest), hex(expected(piece))));
+                        return;
+                    }
+                    if (memberDisagrees) {
+                        contested.set(piece);
+                    }
+                }
+                case AGREES -> { }
+            }
+        }
+        recheck(contested);
+        pumpAll();
+    }
+
+    /** This node read {@code piece} from S3 with digest {@code sha}: peers that vouched otherwise are banned. */
+    private CompletableFuture<Void> ownDigest(int piece, byte[] sha) {
+        List<CompletableFuture<Void>> after = new ArrayList<>();
+        for (String liar : vouches.own(piece, sha)) {
+            after.add(ban(liar, String.format("vouched for piece %d with a SHA-256 other than S3's %s", piece, hex(sha))));
+        }
+        return CompletableFuture.allOf(after.toArray(CompletableFuture[]::new));
+    }
+
+    /**
+     * Reads {@code pieces} again from S3 (the ones not already being read): each one's true digest bans the
+     * peers that vouched otherwise, and its bytes replace what the store holds when that differs (or fill it
+     * when missing). Stored pieces are not served meanwhile. Completes when they are settled, follow-ups
+     * (pieces of a peer banned on the way) included; a failure fails the run.
+     */
+    private CompletableFuture<Void> recheck(BitSet pieces) {
+        BitSet todo = (BitSet) pieces.clone();
+        // Pieces already under a check are settled by it: wait for those rounds too.
+        List<CompletableFuture<Void>> under = new ArrayList<>();
+        checks.forEach((round, its) -> {
+            if (its.intersects(todo)) {
+                under.add(round);
+            }
+        });
+        todo.andNot(checking);
+        if (todo.isEmpty()) {
+            return CompletableFuture.allOf(under.toArray(CompletableFuture[]::new));
+        }
+        checking.or(todo);
+        for (int i = todo.nextSetBit(0); i >= 0; i = todo.nextSetBit(i + 1)) {
+            quarantine.add(i);
+        }
+        LOG.info("{}: reading {} pieces again from S3 to check them", self, todo.cardinality());
+        CompletableFuture<Void> done = new CompletableFuture<>();
+        checks.put(done, todo);
+        done.whenComplete((v, e) -> execute(() -> {
+            checks.remove(done);
+            if (!closing && checking.isEmpty() && !complete && requests.isComplete()) {
+                complete();
+            }
+        }));
+        under.add(done);
+        CompletableFuture<Void> all = CompletableFuture.allOf(under.toArray(CompletableFuture[]::new));
+        SourceCheck.fetch(task, todo).whenComplete((check, e) -> {
+            if (e != null) {
+                execute(() -> {
+                    checking.andNot(todo);
+                    fail(new BroadcastException("cannot read pieces of " + group + " again from S3 to check them: " + e, e));
+                    done.completeExceptionally(e);
+                });
+                return;
+            }
+            try {
+                cluster.disk().execute(() -> copyChecked(check, todo, done));
+            } catch (RuntimeException rejected) {
+                check.close();
+                done.completeExceptionally(rejected);
+            }
+        });
+        return all;
+    }
+
+    /** On a disk thread: puts S3's bytes where the store's differ, then settles the pieces on the run loop. */
+    private void copyChecked(SourceCheck check, BitSet todo, CompletableFuture<Void> done) {
+        int n = todo.cardinality();
+        int[] pieces = new int[n];
+        byte[][] truth = new byte[n][];
+        boolean[] replaced = new boolean[n];
+        boolean[] added = new boolean[n];
+        Throwable error = null;
+        try {
+            int k = 0;
+            for (int i = todo.nextSetBit(0); i >= 0; i = todo.nextSetBit(i + 1), k++) {
+                pieces[k] = i;
+                truth[k] = check.digest(i);
+                boolean present = store.hasPiece(i);
+                if (!present || !Arrays.equals(store.sha256(i), truth[k])) {
+                    added[k] = check.copyInto(store, i);
+                    replaced[k] = present;
+                }
+            }
+        } catch (IOException | RuntimeException e) {
+            error = e;
+        } finally {
+            check.close();
+        }
+        Throwable err = error;
+        execute(() -> {
+            if (err != null) {
+                checking.andNot(todo);
+                fail(new BroadcastException("cannot write pieces read again from S3 into " + store.tempFile() + ": " + err, err));
+                done.completeExceptionally(err);
+                return;
+            }
+            List<CompletableFuture<Void>> after = new ArrayList<>();
+            Map<String, Integer> caught = new TreeMap<>();
+            BitSet wrong = new BitSet();
+            for (int k = 0; k < n; k++) {
+                int piece = pieces[k];
+                piecesChecked++;
+                if (replaced[k]) {
+                    piecesRepaired++;
+                    wrong.set(piece);
+                }
+                fromPeers.clear(piece);
+                quarantine.remove(piece);
+                for (String liar : vouches.own(piece, truth[k])) {
+                    caught.putIfAbsent(liar, piece);
+                }
+            }
+            if (!wrong.isEmpty()) {
+                LOG.warn("{}: {} of {} pieces read again from S3 held wrong bytes, now replaced with S3's: {}", self,
+                        wrong.cardinality(), n, wrong);
+            }
+            checking.andNot(todo);
+            checks.remove(done);
+            // Banned once every piece of this round is settled, so a liar's follow-up only covers pieces not read
+            // here; and before new pieces count as stored, so the run cannot complete while follow-ups are due.
+            caught.forEach((liar, piece) -> after.add(ban(liar, String.format(
+                    "vouched for piece %d (and maybe more) with a SHA-256 other than S3's", piece))));
+            for (int k = 0; k < n; k++) {
+                if (added[k]) {
+                    task.listener().pieceStored(pieces[k]);
+                    stored(pieces[k], null);
+                }
+            }
+            CompletableFuture.allOf(after.toArray(CompletableFuture[]::new)).whenComplete((v, x) -> {
+                if (x != null) {
+                    done.completeExceptionally(x);
+                } else {
+                    done.complete(null);
+                }
+            });
+        });
+    }
+
+    /**
+     * End-to-end repair, after the whole file failed its check against S3's digest of the object: every piece
+     * taken from peers is read again from S3; peers that vouched for wrong ones are banned and the bytes
+     * replaced.
+     */
+    @Override
+    public CompletableFuture<Repair> repair() {
+        CompletableFuture<Repair> result = new CompletableFuture<>();
+        execute(() -> {
+            BitSet all = (BitSet) fromPeers.clone();
+            LOG.warn("{}: the object failed its end-to-end check; reading the {} pieces taken from peers again from S3",
+                    self, all.cardinality());
+            settle(recheck(all), result);
+        });
+        return result;
+    }
+
+    /**
+     * Spot check, for an object without a digest S3 vouches for: a random sample of the pieces taken from
+     * peers, read again from S3: one per vouching peer, then more while this node's part of the cluster's
+     * {@code budgetBytes} (divided by the members) lasts; a peer caught is banned and every piece taken on its
+     * word read again. A budget of 0 checks nothing and reports what checks found so far.
+     */
+    @Override
+    public CompletableFuture<Repair> spotCheck(long budgetBytes) {
+        CompletableFuture<Repair> result = new CompletableFuture<>();
+        execute(() -> {
+            Map<String, List<Integer>> byVoucher = new TreeMap<>();
+            for (int i = fromPeers.nextSetBit(0); i >= 0; i = fromPeers.nextSetBit(i + 1)) {
+                List<String> v = vouches.vouchers(i);
+                byVoucher.computeIfAbsent(v.isEmpty() ? "" : v.get(0), k -> new ArrayList<>()).add(i);
+            }
+            // The budget is the cluster's: this node's part of it, but one piece per vouching peer at least, so a
+            // peer that lies about every piece it vouches for is caught by every node.
+            long budget = budgetBytes <= 0 ? 0 : budgetBytes / (members.size() + 1);
+            SecureRandom random = new SecureRandom();
+            BitSet sample = new BitSet();
+            boolean first = budgetBytes > 0;
+            boolean picked = true;
+            while (picked && (first || budget > 0)) {
+                picked = false;
+                for (List<Integer> candidates : byVoucher.values()) {
+                    if (candidates.isEmpty() || !first && layout.length(candidates.get(0)) > budget) {
+                        continue;
+                    }
+                    int piece = candidates.remove(random.nextInt(candidates.size()));
+                    budget -= layout.length(piece);
+                    sample.set(piece);
+                    picked = true;
+                }
+                first = false;
+            }
+            LOG.info("{}: spot check of {} pieces taken from {} peers against S3", self, sample.cardinality(), byVoucher.size());
+            settle(recheck(sample), result);
+        });
+        return result;
+    }
+
+    private void settle(CompletableFuture<Void> checked, CompletableFuture<Repair> result) {
+        checked.whenComplete((v, e) -> execute(() -> {
+            if (e != null) {
+                result.completeExceptionally(e);
+            } else {
+                result.complete(new Repair(piecesChecked, piecesRepaired, List.copyOf(liars)));
+            }
+        }));
+    }
+
+    /**
+     * The digest a piece from a peer must match: this node's own, or the one its members that vouched for it
+     * agree on. A stranger's word (a peer not in the registry) never makes a piece acceptable: it can only
+     * contradict, and be caught.
+     */
+    private byte[] expected(int piece) {
+        return vouches.expected(piece, members::containsKey);
+    }
+
+    private static BitSet bitOf(int piece) {
+        BitSet b = new BitSet();
+        b.set(piece);
+        return b;
+    }
+
+    private static String hex(byte[] digest) {
+        return digest == null ? "(none)" : HexFormat.of().formatHex(digest, 0, 8) + "…";
+    }
+
     /** {@code piece} is in the store, from S3 ({@code from} null) or from a peer. */
     private void stored(int piece, String from) {
         if (closing) {
@@ -955,6 +1376,11 @@ final class NodeRun implements ClusterRun, GroupRouter.Target {
         }
         if (from == null && inStolenWorks.get(piece)) {
             piecesStolen++;
+        }
+        byte[] own = null;
+        if (from == null) {
+            own = store.sha256(piece);
+            ownDigest(piece, own);
         }
         workList.pieceStored(piece);
         for (RequestScheduler.PeerRequest cancel : requests.pieceStored(piece, from)) {
@@ -966,6 +1392,9 @@ final class NodeRun implements ClusterRun, GroupRouter.Target {
         }
         for (Peer p : peers.values()) {
             // Every peer, done or not: a peer checks our DONE and WORKS_LEFT against the pieces we announced.
+            if (own != null) {
+                p.handler.write(new Digests(piece, serving.digest(store, piece, own)));
+            }
             p.handler.send(new Have(piece));
             if (p.amInterested && !requests.isInteresting(p.id)) {
                 p.amInterested = false;
@@ -974,7 +1403,10 @@ final class NodeRun implements ClusterRun, GroupRouter.Target {
         }
         advertiseWorks();
         if (requests.isComplete()) {
-            complete();
+            // Not while pieces are under a check from S3: they may turn out wrong.
+            if (checking.isEmpty()) {
+                complete();
+            }
             return;
         }
         if (from == null) {
@@ -988,7 +1420,8 @@ final class NodeRun implements ClusterRun, GroupRouter.Target {
     /** Serves a request on the connection's own loop: zero-copy from the store, or a {@code REJECT}. */
     void serve(PeerHandler h, int piece) {
         String id = h.peerId;
-        if (closing || id == null || banned.contains(id) || choke.isChoking(id) || store.isClosed() || !store.hasPiece(piece)) {
+        if (closing || id == null || banned.contains(id) || choke.isChoking(id) || store.isClosed() || !store.hasPiece(piece)
+                || quarantine.contains(piece)) {
             h.ctx.writeAndFlush(new Reject(piece), h.ctx.voidPromise());
             return;
         }
@@ -1000,7 +1433,7 @@ final class NodeRun implements ClusterRun, GroupRouter.Target {
         }
         h.serving++;
         ChannelFuture f = FaultHooks.corrupts(self) ? FaultHooks.writeCorrupted(h.ctx, store, piece)
-                : PieceWriter.write(h.ctx, store, piece);
+                : serving.write(h.ctx, store, piece);
         if (f.isDone() && !f.isSuccess()) {
             h.serving--;
             h.ctx.writeAndFlush(new Reject(piece), h.ctx.voidPromise());
@@ -1164,7 +1597,7 @@ final class NodeRun implements ClusterRun, GroupRouter.Target {
         Bitfield have = store.bitfield();
         Bitfield orphans = new Bitfield(pieceCount);
         for (int p = have.nextClear(0); p >= 0; p = have.nextClear(p + 1)) {
-            if (!workList.isPending(p) && requests.availability(p) == 0) {
+            if (!workList.isPending(p) && !checking.get(p) && (requests.availability(p) == 0 || expected(p) == null)) {
                 orphans.set(p);
             }
         }

@@ -49,11 +49,13 @@ final class PeerCluster implements ClusterStrategy {
     private final PeerTls tls;
     private final Set<NodeRun> runs = ConcurrentHashMap.newKeySet();
     private final Channel server;
+    private final PieceServing serving;
     private volatile boolean closed;
 
-    private PeerCluster(ClusterConfig config, S3AsyncClient registryClient) {
+    private PeerCluster(ClusterConfig config, S3AsyncClient registryClient, PieceServing serving) {
         this.config = config;
         this.registryClient = registryClient;
+        this.serving = serving;
         this.loops = new NioEventLoopGroup(EVENT_LOOP_THREADS, threads("s3broadcast-peer"));
         this.blocking = Executors.newCachedThreadPool(threads("s3broadcast-registry"));
         this.disk = Executors.newFixedThreadPool(2, threads("s3broadcast-piece-write"));
@@ -86,7 +88,16 @@ final class PeerCluster implements ClusterStrategy {
     }
 
     static PeerCluster start(ClusterConfig config, S3AsyncClient registryClient) {
-        return new PeerCluster(config, registryClient);
+        return new PeerCluster(config, registryClient, PieceServing.HONEST);
+    }
+
+    /** A cluster whose nodes put pieces on the wire through {@code serving} (tests: a lying member). */
+    static PeerCluster start(ClusterConfig config, S3AsyncClient registryClient, PieceServing serving) {
+        return new PeerCluster(config, registryClient, serving);
+    }
+
+    PieceServing serving() {
+        return serving;
     }
 
     @Override

@@ -83,7 +83,12 @@ public record Goodbye(Reason reason, String detail) implements PeerMessage {
          * unsolicited work response), or a claim it cannot back ({@code DONE} without every piece, more works
          * left than pieces missing).
          */
-        MISBEHAVIOUR(11);
+        MISBEHAVIOUR(11),
+        /**
+         * The peer sent a piece whose SHA-256 differs from the digest of the node that read it from S3, or
+         * vouched for a digest that S3 disproved; the detail names the piece. The peer is banned.
+         */
+        BAD_PIECE(12);
 
         private static final Reason[] BY_CODE = new Reason[256];
 

@@ -130,6 +130,8 @@ final class MessageDecoder extends MessageToMessageDecoder<ByteBuf> {
                     throw new ProtocolException("WORKS_LEFT with negative count " + works);
                 }
                 return new WorksLeft(works);
+            case DIGESTS:
+                return digests(frame);
             default:
                 throw new AssertionError(type);
         }
@@ -267,6 +269,25 @@ final class MessageDecoder extends MessageToMessageDecoder<ByteBuf> {
                     + body.readableBytes() + " follow");
         }
         return new Goodbye(reason, utf8(body, detailLength, "goodbye detail"));
+    }
+
+    private Digests digests(ByteBuf body) {
+        if (body.readableBytes() < Digests.FIXED_BODY_LENGTH) {
+            throw new ProtocolException("DIGESTS body has " + body.readableBytes() + " bytes, expected at least "
+                    + Digests.FIXED_BODY_LENGTH);
+        }
+        int first = body.readInt();
+        int count = body.readInt();
+        if (count < 1 || (long) count * Digests.DIGEST_BYTES != body.readableBytes()) {
+            throw new ProtocolException("DIGESTS announces " + count + " digests in " + body.readableBytes() + " bytes");
+        }
+        if (first < 0 || (long) first + count > pieceCount) {
+            throw new ProtocolException("DIGESTS for pieces [" + first + ", " + ((long) first + count)
+                    + ") outside [0, " + pieceCount + ")");
+        }
+        byte[] digests = new byte[count * Digests.DIGEST_BYTES];
+        body.readBytes(digests);
+        return new Digests(first, digests);
     }
 
     private GiveWorkResponse giveWorkResponse(ByteBuf body) {

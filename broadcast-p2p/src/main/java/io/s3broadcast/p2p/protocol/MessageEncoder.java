@@ -108,6 +108,12 @@ final class MessageEncoder extends MessageToMessageEncoder<Object> {
                 }
                 out.add(buf);
                 break;
+            case DIGESTS:
+                Digests digests = (Digests) message;
+                byte[] bytes = digests.bytesUnsafe();
+                out.add(frame(ctx, type, Digests.FIXED_BODY_LENGTH + bytes.length)
+                        .writeInt(digests.first()).writeInt(digests.count()).writeBytes(bytes));
+                break;
             default:
                 throw new AssertionError(type);
         }

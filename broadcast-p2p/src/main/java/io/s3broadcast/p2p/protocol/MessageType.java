@@ -22,7 +22,8 @@ public enum MessageType {
     AUTH(0x24),
     GIVE_WORK_REQUEST(0x30),
     GIVE_WORK_RESPONSE(0x31),
-    WORKS_LEFT(0x32);
+    WORKS_LEFT(0x32),
+    DIGESTS(0x34);
 
     private static final MessageType[] BY_ID = new MessageType[256];
 

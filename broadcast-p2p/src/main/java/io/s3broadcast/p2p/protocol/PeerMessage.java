@@ -5,7 +5,8 @@ package io.s3broadcast.p2p.protocol;
  * reference-counted buffer; every other message is an immutable value.
  */
 public sealed interface PeerMessage
-        permits BitfieldMessage, Cancel, Choke, Done, GiveWorkRequest, GiveWorkResponse, Goodbye, Handshake, Auth, Have,
+        permits BitfieldMessage, Cancel, Choke, Digests, Done, GiveWorkRequest, GiveWorkResponse, Goodbye, Handshake, Auth,
+                Have,
                 Interested, KeepAlive, NotInterested, Piece, Reject, Request, Unchoke, WorksLeft {
 
     MessageType type();

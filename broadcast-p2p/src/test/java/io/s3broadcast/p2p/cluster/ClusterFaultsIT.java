@@ -120,8 +120,9 @@ class ClusterFaultsIT {
                 List<CompletedFetch> results = early.awaitAll(object, List.of());
                 CompletedFetch j = joiner.get(0);
                 assertTrue(j.bytesFromPeers() > 0, "the late joiner pulled from peers: " + j);
-                assertTrue(j.bytesFromS3() <= (long) j.piecesStolen() * Swarm.PIECE_SIZE,
-                        "the late joiner read from S3 only works it stole: " + j);
+                // ... and, the object having no MD5 ETag (multipart), the spot check of peers' pieces (at most 2 %).
+                assertTrue(j.bytesFromS3() <= (long) j.piecesStolen() * Swarm.PIECE_SIZE + (long) (object.size() * 0.02),
+                        "the late joiner read from S3 only works it stole and its spot check: " + j);
                 long fromS3 = Swarm.bytesFromS3(results) + j.bytesFromS3();
                 assertTrue(fromS3 <= object.size() * 1.05, "read " + fromS3);
             }

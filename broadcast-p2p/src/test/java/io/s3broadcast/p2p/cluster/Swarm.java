@@ -47,9 +47,15 @@ final class Swarm implements AutoCloseable {
 
     private Swarm(S3Fixture s3, Path dir, Strategy strategy, int n, String registry, IntFunction<FetchListener> listeners,
             String idPrefix) {
+        this(s3, dir, strategy, n, 0, registry, listeners, idPrefix);
+    }
+
+    /** {@code extra} more members in the static registry ({@link #ports} after the nodes'), run by the test itself. */
+    private Swarm(S3Fixture s3, Path dir, Strategy strategy, int n, int extra, String registry,
+            IntFunction<FetchListener> listeners, String idPrefix) {
         this.s3 = s3;
         this.strategy = strategy;
-        this.ports = freePorts(n);
+        this.ports = freePorts(n + extra);
         String spec = registry != null ? registry
                 : "static:" + ports.stream().map(p -> "127.0.0.1:" + p).collect(Collectors.joining(","));
         for (int i = 0; i < n; i++) {
@@ -70,7 +76,7 @@ final class Swarm implements AutoCloseable {
                     .nodeId(idPrefix + i)
                     .listen(new InetSocketAddress("127.0.0.1", ports.get(i)))
                     .advertisedHost("127.0.0.1")
-                    .expectNodes(n, Duration.ofSeconds(30))
+                    .expectNodes(n + extra, Duration.ofSeconds(30))
                     .pieceSize(PIECE_SIZE)
                     .rangeSize(4L * PIECE_SIZE)
                     .connections(4)
@@ -101,6 +107,11 @@ final class Swarm implements AutoCloseable {
     static Swarm of(S3Fixture s3, Path dir, Strategy strategy, int n, String registry, IntFunction<FetchListener> listeners,
             String idPrefix) {
         return new Swarm(s3, dir, strategy, n, registry, listeners, idPrefix);
+    }
+
+    /** {@code n} nodes, and {@code extra} more members of the static registry that the test runs itself. */
+    static Swarm withExtraMembers(S3Fixture s3, Path dir, Strategy strategy, int n, int extra) {
+        return new Swarm(s3, dir, strategy, n, extra, null, null, "node-");
     }
 
     /** Starts the fetch on every node at once. */

@@ -1,0 +1,153 @@
+package io.s3broadcast.p2p.cluster;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import com.google.common.base.Ticker;
+import io.netty.channel.ChannelFuture;
+import io.netty.channel.ChannelHandlerContext;
+import io.s3broadcast.CompletedFetch;
+import io.s3broadcast.Strategy;
+import io.s3broadcast.spi.ClusterConfig;
+import io.s3broadcast.spi.ClusterRun;
+import io.s3broadcast.spi.ClusterTask;
+import io.s3broadcast.spi.ObjectInfo;
+import io.s3broadcast.spi.ObjectSource;
+import io.s3broadcast.spi.ObjectSourceProvider;
+import io.s3broadcast.spi.PeerLimits;
+import io.s3broadcast.spi.PeerSecurity;
+import io.s3broadcast.spi.PieceLayout;
+import io.s3broadcast.spi.PieceStore;
+import io.s3broadcast.spi.Sha256;
+import io.s3broadcast.spi.SourceConfig;
+import io.s3broadcast.spi.SourceListener;
+import io.s3broadcast.testkit.RealS3;
+import io.s3broadcast.testkit.S3Fixture;
+import io.s3broadcast.testkit.StoredObject;
+import java.io.IOException;
+import java.net.InetSocketAddress;
+import java.nio.ByteBuffer;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.List;
+import java.util.ServiceLoader;
+import java.util.concurrent.TimeUnit;
+import java.util.stream.Collectors;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * A member that lies: it holds a share, reads it from S3 like everyone, then serves junk for every piece under
+ * the junk's true CRC32C and vouches for the junk with matching {@code DIGESTS}, so no per-piece check can tell.
+ * The honest nodes catch it end to end (the object's ETag as a digest, or S3's checksum; a spot check against S3
+ * when there is neither), ban it, read its pieces again from S3, and publish the exact object.
+ */
+@RealS3
+class ClusterIntegrityIT {
+
+    @TempDir
+    Path dir;
+
+    @Test
+    void aMemberServingJunkUnderConsistentDigestsIsCaughtEndToEndAndBothHonestNodesPublishTheObject(S3Fixture s3)
+            throws Exception {
+        // Single-part: the ETag is the object's MD5 (and LocalStack adds a CRC32 checksum).
+        StoredObject object = s3.putRandom(s3.key("object.bin"), (3L << 20) + 777, 31);
+        assertHonestNodesWinAgainstALyingMember(s3, object);
+    }
+
+    @Test
+    void aMemberServingJunkOnAMultipartObjectIsCaughtByItsEtagOrASpotCheck(S3Fixture s3) throws Exception {
+        // Multipart: the ETag is the MD5 of the part MD5s, checkable once the part sizes are known (LocalStack);
+        // S3Proxy tells no part sizes and has no checksums, so nothing S3 says binds the bytes: the spot check.
+        StoredObject object = s3.putRandom(s3.key("multipart.bin"), S3Fixture.MULTIPART_THRESHOLD + (1L << 20) + 5, 32);
+        assertHonestNodesWinAgainstALyingMember(s3, object);
+    }
+
+    private void assertHonestNodesWinAgainstALyingMember(S3Fixture s3, StoredObject object) throws Exception {
+        try (Swarm swarm = Swarm.withExtraMembers(s3, dir, Strategy.OVERLAP, 2, 1)) {
+            int liarPort = swarm.ports.get(2);
+            String liar = "127.0.0.1:" + liarPort;
+            String registry = "static:" + swarm.ports.stream().map(p -> "127.0.0.1:" + p).collect(Collectors.joining(","));
+            try (LyingMember member = LyingMember.start(s3, dir.resolve("liar"), registry, liarPort, object)) {
+                swarm.start(object);
+                List<CompletedFetch> results = swarm.awaitAll(object, List.of());
+                for (CompletedFetch r : results) {
+                    assertThat(r.bannedPeers()).as("peers banned by a node").containsExactly(liar);
+                    assertThat(r.piecesRepaired()).as("pieces repaired by a node").isPositive();
+                }
+            }
+        }
+    }
+
+    /** The real engine, with a {@link PieceServing} that corrupts every piece and vouches for the corruption. */
+    private static final class LyingMember implements AutoCloseable {
+        private final PeerCluster cluster;
+        private final ObjectSource source;
+        private final PieceStore store;
+        private final ClusterRun run;
+
+        private LyingMember(PeerCluster cluster, ObjectSource source, PieceStore store, ClusterRun run) {
+            this.cluster = cluster;
+            this.source = source;
+            this.store = store;
+            this.run = run;
+        }
+
+        static LyingMember start(S3Fixture s3, Path dir, String registry, int port, StoredObject object) throws Exception {
+            Files.createDirectories(dir);
+            ObjectSource source = ServiceLoader.load(ObjectSourceProvider.class).findFirst().orElseThrow()
+                    .create(new SourceConfig(null, s3.endpoint(), s3.region(), s3.credentialsProvider(), true, "netty", 4,
+                            4L * Swarm.PIECE_SIZE, 3, Duration.ofMillis(100), Duration.ofSeconds(1), Duration.ofSeconds(30),
+                            Duration.ofSeconds(10), Duration.ofSeconds(10)));
+            ObjectInfo info = source.head(object.bucket(), object.key()).get(30, TimeUnit.SECONDS);
+            PieceStore store = PieceStore.create(dir.resolve("object.bin"), new PieceLayout(info.size(), Swarm.PIECE_SIZE));
+            ClusterConfig config = new ClusterConfig(registry, "liar", new InetSocketAddress("127.0.0.1", port), "127.0.0.1",
+                    null, 3, Duration.ofSeconds(30), 4, Duration.ofSeconds(30), Duration.ofSeconds(10), 4, 8,
+                    PeerSecurity.fromRegistry().withSecret(Swarm.SECRET.getBytes(StandardCharsets.UTF_8)),
+                    PeerLimits.defaults(), Ticker.systemTicker());
+            PeerCluster cluster = PeerCluster.start(config, null, new Corrupting());
+            ClusterRun run = cluster.start(new ClusterTask(Strategy.OVERLAP, info, store, source, new SourceListener() { }));
+            return new LyingMember(cluster, source, store, run);
+        }
+
+        @Override
+        public void close() throws Exception {
+            run.completion().cancel(true);
+            cluster.close();
+            store.close();
+            source.close();
+        }
+    }
+
+    /**
+     * Flips a byte in the middle of every piece it read from S3 itself (those it vouches for), under the junk's
+     * own CRC32C and SHA-256; relays other nodes' pieces honestly, so only an end-to-end check can catch it.
+     */
+    private static final class Corrupting implements PieceServing {
+        private final java.util.Set<Integer> vouched = java.util.concurrent.ConcurrentHashMap.newKeySet();
+
+        @Override
+        public ChannelFuture write(ChannelHandlerContext ctx, PieceStore store, int piece) {
+            if (!vouched.contains(piece)) {
+                return PieceServing.HONEST.write(ctx, store, piece);
+            }
+            return FaultHooks.writeFlipped(ctx, store, piece, true);
+        }
+
+        @Override
+        public byte[] digest(PieceStore store, int piece, byte[] sha256) {
+            vouched.add(piece);
+            ByteBuffer b = ByteBuffer.allocate(store.layout().length(piece));
+            try {
+                store.readPiece(piece, b);
+            } catch (IOException e) {
+                throw new java.io.UncheckedIOException(e);
+            }
+            b.flip();
+            b.put(b.limit() / 2, (byte) (b.get(b.limit() / 2) ^ 0x5a));
+            return Sha256.of(b);
+        }
+    }
+}
