@@ -27,8 +27,9 @@ import org.junit.jupiter.params.provider.ValueSource;
 /**
  * Two {@code node} processes and a stranger that is in no registry but knows the object (bucket, key, ETag: a
  * HEAD tells them) and holds the group secret (stolen, or a member gone rogue): it connects to both, claims
- * every piece and answers every request with junk under the junk's true CRC32C, with or without {@code DIGESTS} vouching for the junk. Both nodes ban it
- * ({@code GOODBYE(BAD_PIECE)}) and publish the exact object.
+ * every piece and answers every request with junk under the junk's true CRC32C, with or without
+ * {@code DIGESTS} vouching for the junk. Both nodes ban it ({@code GOODBYE(BAD_PIECE)}) and publish the exact
+ * object.
  */
 @RealS3
 class LyingPeerProcessesIT {

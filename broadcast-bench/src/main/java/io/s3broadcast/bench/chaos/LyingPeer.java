@@ -134,6 +134,7 @@ public final class LyingPeer implements AutoCloseable {
                 return;
             }
             int pieces = layout.pieceCount();
+            ctx.write(BitfieldMessage.of(pieces, p -> true));
             if (lieInDigests) {
                 int max = Math.max(1, Digests.maxDigests(hc.peerMaxFrameLength()));
                 for (int first = 0; first < pieces; first += max) {
@@ -145,7 +146,6 @@ public final class LyingPeer implements AutoCloseable {
                     ctx.write(new Digests(first, all));
                 }
             }
-            ctx.write(BitfieldMessage.of(pieces, p -> true));
             ctx.write(new WorksLeft(0));
             ctx.writeAndFlush(Unchoke.INSTANCE);
             ctx.channel().attr(ACCEPTED).get().complete(null);

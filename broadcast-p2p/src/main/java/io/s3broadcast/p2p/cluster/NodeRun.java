@@ -563,7 +563,6 @@ final class NodeRun implements ClusterRun, GroupRouter.Target {
         pendingSince.remove(id);
         dialAttempts.remove(id);
         choke.peerConnected(id);
-        sendOwnDigests(h);
         Bitfield have = store.bitfield();
         if (begun) {
             // Pieces already on disk whose stored() has not run yet: mark them in the work list now, so the
@@ -573,6 +572,8 @@ final class NodeRun implements ClusterRun, GroupRouter.Target {
             }
         }
         h.write(BitfieldMessage.of(have));
+        // Right after the BITFIELD (which must come first): a peer asks only for pieces it has a digest of.
+        sendOwnDigests(h);
         if (begun) {
             h.write(new WorksLeft(workList.remaining().works()));
         }
@@ -1078,7 +1079,7 @@ final class NodeRun implements ClusterRun, GroupRouter.Target {
         return recheck(suspect);
     }
 
-    /** Sends this node's first-hand digests of everything it read from S3, in runs, before its bitfield. */
+    /** Sends this node's first-hand digests of everything it read from S3 so far, in runs. */
     private void sendOwnDigests(PeerHandler h) {
         int max = Math.max(1, Digests.maxDigests(h.peerMaxFrameLength));
         int p = 0;
