@@ -15,6 +15,7 @@ import io.s3broadcast.FetchHandle;
 import io.s3broadcast.FetchRequest;
 import io.s3broadcast.Strategy;
 import io.s3broadcast.p2p.protocol.BitfieldMessage;
+import io.s3broadcast.p2p.protocol.Digests;
 import io.s3broadcast.p2p.protocol.Done;
 import io.s3broadcast.p2p.protocol.GiveWorkResponse;
 import io.s3broadcast.p2p.protocol.Goodbye;
@@ -26,8 +27,10 @@ import io.s3broadcast.p2p.protocol.Request;
 import io.s3broadcast.p2p.protocol.Unchoke;
 import io.s3broadcast.p2p.protocol.WorksLeft;
 import io.s3broadcast.registry.GroupId;
+import io.s3broadcast.registry.NodeInfo;
 import io.s3broadcast.spi.PieceLayout;
 import io.s3broadcast.spi.PieceRun;
+import io.s3broadcast.spi.Sha256;
 import io.s3broadcast.testkit.RealS3;
 import io.s3broadcast.testkit.S3Fixture;
 import io.s3broadcast.testkit.StoredObject;
@@ -137,12 +140,15 @@ class MisbehavingMemberIT {
                     l -> List.of(BitfieldMessage.of(l.pieceCount(), p -> true), new WorksLeft(1)),
                     l -> List.of(BitfieldMessage.of(l.pieceCount(), p -> false),
                             new GiveWorkResponse(77, List.of(new PieceRun(0, 1)))),
-                    // Claims every piece, unchokes, and never answers a request.
-                    l -> List.of(BitfieldMessage.of(l.pieceCount(), p -> true), new WorksLeft(0), Unchoke.INSTANCE));
+                    // Claims every piece, vouches for them with their true digests (a node asks only for pieces a
+                    // member vouched for: it comes as the member that never started), unchokes, and never answers.
+                    l -> List.of(BitfieldMessage.of(l.pieceCount(), p -> true), trueDigests(object, l, s3),
+                            new WorksLeft(0), Unchoke.INSTANCE));
             for (int i = 0; i < scripts.size(); i++) {
                 Liar liar = new Liar(scripts.get(i));
                 liars.add(liar);
-                PeerPipeline pipeline = PeerPipeline.builder().group(group).nodeId("liar-" + i).layout(layout)
+                String id = i == scripts.size() - 1 ? NodeInfo.idFor("127.0.0.1", ports.get(1)) : "liar-" + i;
+                PeerPipeline pipeline = PeerPipeline.builder().group(group).nodeId(id).layout(layout)
                         .secret(SECRET.getBytes(StandardCharsets.UTF_8)).exchangeHandler(() -> liar).build();
                 Channel ch = new Bootstrap().group(loops).channel(NioSocketChannel.class)
                         .handler(pipeline.initializer(PeerPipeline.Side.DIALER))
@@ -161,6 +167,17 @@ class MisbehavingMemberIT {
         } finally {
             loops.shutdownGracefully(0, 1, TimeUnit.SECONDS);
         }
+    }
+
+    /** DIGESTS of every piece of {@code object}, as a member that read it from S3 would send them. */
+    private static Digests trueDigests(StoredObject object, PieceLayout layout, S3Fixture s3) {
+        byte[] data = s3.getBytes(object.key());
+        byte[] all = new byte[layout.pieceCount() * Sha256.BYTES];
+        for (int p = 0; p < layout.pieceCount(); p++) {
+            byte[] d = Sha256.of(java.nio.ByteBuffer.wrap(data, (int) layout.offset(p), layout.length(p)));
+            System.arraycopy(d, 0, all, p * Sha256.BYTES, Sha256.BYTES);
+        }
+        return new Digests(0, all);
     }
 
     private static List<Integer> freePorts() throws java.io.IOException {
