@@ -31,6 +31,16 @@ public interface ObjectSource extends AutoCloseable {
      */
     CompletableFuture<Void> fetch(ObjectInfo object, PieceQueue pieces, PieceStore store, SourceListener listener);
 
+    /**
+     * Reads {@code length} bytes of {@code object} at {@code offset}, pinned to its ETag, into a new buffer
+     * (a small read: a spot check compares a sample of the bytes peers gave with S3's). By default not
+     * supported: the future fails with {@link UnsupportedOperationException}.
+     */
+    default CompletableFuture<java.nio.ByteBuffer> read(ObjectInfo object, long offset, int length) {
+        return CompletableFuture.failedFuture(new UnsupportedOperationException(
+                getClass().getName() + " cannot read a byte range on its own"));
+    }
+
     /** The S3 client this source reads with, for components that share it (an {@code s3://} registry). */
     default java.util.Optional<software.amazon.awssdk.services.s3.S3AsyncClient> client() {
         return java.util.Optional.empty();

@@ -8,9 +8,11 @@ import io.s3broadcast.spi.PieceQueue;
 import io.s3broadcast.spi.PieceStore;
 import io.s3broadcast.spi.SourceConfig;
 import io.s3broadcast.spi.SourceListener;
+import java.nio.ByteBuffer;
 import java.util.Objects;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ScheduledThreadPoolExecutor;
@@ -18,6 +20,7 @@ import java.util.concurrent.ThreadLocalRandom;
 import java.util.function.DoubleSupplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
+import software.amazon.awssdk.core.async.AsyncResponseTransformer;
 import software.amazon.awssdk.services.s3.S3AsyncClient;
 
 /**
@@ -122,6 +125,44 @@ final class S3ObjectSource implements ObjectSource {
             ReadContext ctx = new ReadContext(client, object, store, listener, scheduler, ticker, random, backoff,
                     config.maxAttempts(), config.firstByteTimeout(), config.stallTimeout(), buffers);
             return track(new Fetch(ctx, pieces, config.connections(), config.rangeSize()).start());
+        } catch (RuntimeException e) {
+            return CompletableFuture.failedFuture(e);
+        }
+    }
+
+    /**
+     * One small ranged GET pinned to the ETag with {@code If-Match}, retried like a HEAD (each attempt limited
+     * by {@code headTimeout}); the bytes count as read from S3 only for the caller, who asked for them.
+     */
+    @Override
+    public CompletableFuture<ByteBuffer> read(ObjectInfo object, long offset, int length) {
+        try {
+            Objects.requireNonNull(object, "object");
+            if (offset < 0 || length <= 0 || offset + length > object.size()) {
+                throw new IllegalArgumentException("bytes " + offset + "+" + length + " are not within the "
+                        + object.size() + " bytes of s3://" + object.bucket() + "/" + object.key());
+            }
+            if (closed) {
+                return closedFailure();
+            }
+            String what = "bytes " + offset + "-" + (offset + length - 1);
+            Retrier retrier = new Retrier(scheduler, backoff, random, config.maxAttempts(), config.headTimeout(),
+                    endpoint());
+            return track(retrier.call("GET " + what + " of s3://" + object.bucket() + "/" + object.key(),
+                    () -> client.getObject(b -> b.bucket(object.bucket()).key(object.key())
+                                    .range("bytes=" + offset + "-" + (offset + length - 1)).ifMatch(object.eTag()),
+                            AsyncResponseTransformer.toBytes())
+                            .thenApply(r -> {
+                                ByteBuffer bytes = r.asByteBuffer();
+                                if (bytes.remaining() != length) {
+                                    throw new CompletionException(new TransientReadException("GET " + what
+                                            + " of s3://" + object.bucket() + "/" + object.key() + " returned "
+                                            + bytes.remaining() + " bytes"));
+                                }
+                                return bytes;
+                            }),
+                    (e, n) -> Failures.toBroadcastException(Failures.classify(e), e, object.bucket(), object.key(),
+                            object.eTag(), what, n)));
         } catch (RuntimeException e) {
             return CompletableFuture.failedFuture(e);
         }

@@ -16,6 +16,7 @@ import io.s3broadcast.spi.SourceListener;
 import io.s3broadcast.testkit.RealS3;
 import io.s3broadcast.testkit.S3Feature;
 import io.s3broadcast.testkit.S3Fixture;
+import io.s3broadcast.testkit.SeededData;
 import io.s3broadcast.testkit.StoredObject;
 import io.s3broadcast.testkit.proxy.Fault;
 import io.s3broadcast.testkit.proxy.FaultKind;
@@ -26,6 +27,7 @@ import java.io.InputStream;
 import java.io.OutputStream;
 import java.net.InetSocketAddress;
 import java.net.URI;
+import java.nio.ByteBuffer;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.security.DigestInputStream;
@@ -176,6 +178,27 @@ class S3ObjectSourceIT {
         assertThatThrownBy(() -> fetchAll(source, info, SourceListener.NONE))
                 .cause().isInstanceOf(BroadcastException.AccessDenied.class)
                 .hasMessageContaining("bytes 0-2");
+    }
+
+    @Test
+    void readsASmallRangeByteExactAndPinnedToTheETag(S3Fixture s3) throws Exception {
+        StoredObject object = s3.putRandom(s3.key("sampled.bin"), 3L * PIECE + 17, 77);
+        ObjectSource source = source(s3);
+        ObjectInfo info = source.head(s3.bucket(), object.key()).get(1, TimeUnit.MINUTES);
+        ByteBuffer sample = source.read(info, PIECE + 5, 16 << 10).get(1, TimeUnit.MINUTES);
+        assertThat(sample.remaining()).isEqualTo(16 << 10);
+        byte[] got = new byte[sample.remaining()];
+        sample.get(got);
+        assertThat(got).isEqualTo(SeededData.bytes(77, PIECE + 5, 16 << 10));
+        ByteBuffer tail = source.read(info, info.size() - 17, 17).get(1, TimeUnit.MINUTES);
+        assertThat(tail.remaining()).isEqualTo(17);
+        assertThatThrownBy(() -> source.read(info, info.size() - 1, 2).get(1, TimeUnit.MINUTES))
+                .cause().isInstanceOf(IllegalArgumentException.class).hasMessageContaining("not within");
+        if (s3.supports(S3Feature.IF_MATCH_ON_GET)) {
+            s3.overwriteRandom(object.key(), 3L * PIECE + 17, 78);
+            assertThatThrownBy(() -> source.read(info, 0, 100).get(1, TimeUnit.MINUTES))
+                    .cause().isInstanceOf(BroadcastException.ObjectChanged.class);
+        }
     }
 
     @Test

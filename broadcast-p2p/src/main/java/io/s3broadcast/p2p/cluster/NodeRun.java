@@ -1301,10 +1301,11 @@ final class NodeRun implements ClusterRun, GroupRouter.Target {
     }
 
     /**
-     * Spot check, for an object without a digest S3 vouches for: a random sample of the pieces taken from
-     * peers, read again from S3: one per vouching peer, then more while this node's part of the cluster's
-     * {@code budgetBytes} (divided by the members) lasts; a peer caught is banned and every piece taken on its
-     * word read again. A budget of 0 checks nothing and reports what checks found so far.
+     * Spot check, for an object without a digest S3 vouches for: random small ranges of the pieces taken from
+     * peers, read again from S3 ({@link SpotCheck}), within this node's part of the cluster's {@code budgetBytes}
+     * (divided by the members); a piece whose sample differs is read again whole, which bans the peer that
+     * vouched for it and reads every piece taken on its word again. A budget of 0 checks nothing and reports
+     * what checks found so far.
      */
     @Override
     public CompletableFuture<Repair> spotCheck(long budgetBytes) {
@@ -1315,28 +1316,30 @@ final class NodeRun implements ClusterRun, GroupRouter.Target {
                 List<String> v = vouches.vouchers(i);
                 byVoucher.computeIfAbsent(v.isEmpty() ? "" : v.get(0), k -> new ArrayList<>()).add(i);
             }
-            // The budget is the cluster's: this node's part of it, but one piece per vouching peer at least, so a
-            // peer that lies about every piece it vouches for is caught by every node.
             long budget = budgetBytes <= 0 ? 0 : budgetBytes / (members.size() + 1);
-            SecureRandom random = new SecureRandom();
-            BitSet sample = new BitSet();
-            boolean first = budgetBytes > 0;
-            boolean picked = true;
-            while (picked && (first || budget > 0)) {
-                picked = false;
-                for (List<Integer> candidates : byVoucher.values()) {
-                    if (candidates.isEmpty() || !first && layout.length(candidates.get(0)) > budget) {
-                        continue;
-                    }
-                    int piece = candidates.remove(random.nextInt(candidates.size()));
-                    budget -= layout.length(piece);
-                    sample.set(piece);
-                    picked = true;
-                }
-                first = false;
+            List<SpotCheck.Sample> samples = SpotCheck.pick(byVoucher, layout, budget, new SecureRandom());
+            if (samples.isEmpty()) {
+                settle(CompletableFuture.completedFuture(null), result);
+                return;
             }
-            LOG.info("{}: spot check of {} pieces taken from {} peers against S3", self, sample.cardinality(), byVoucher.size());
-            settle(recheck(sample), result);
+            LOG.info("{}: spot check of {} samples of pieces taken from {} peers against S3", self, samples.size(),
+                    byVoucher.size());
+            SpotCheck.run(samples, task.source(), task.object(), store, cluster.disk(), task.listener())
+                    .whenComplete((wrong, e) -> execute(() -> {
+                        Throwable cause = e instanceof CompletionException && e.getCause() != null ? e.getCause() : e;
+                        if (cause instanceof UnsupportedOperationException) {
+                            LOG.warn("{}: no spot check of the pieces taken from peers: {}", self, cause.getMessage());
+                            settle(CompletableFuture.completedFuture(null), result);
+                        } else if (cause != null) {
+                            result.completeExceptionally(cause);
+                        } else {
+                            if (!wrong.isEmpty()) {
+                                LOG.warn("{}: the spot check found S3's bytes differ in pieces {} taken from peers",
+                                        self, wrong);
+                            }
+                            settle(recheck(wrong), result);
+                        }
+                    }));
         });
         return result;
     }
