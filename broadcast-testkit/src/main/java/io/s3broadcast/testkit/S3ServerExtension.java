@@ -140,7 +140,7 @@ public final class S3ServerExtension
   }
 
   /** One fixture per context (test method, or class for {@code @BeforeAll}), closed after it. */
-  private static S3Fixture fixture(ExtensionContext context) {
+  static S3Fixture fixture(ExtensionContext context) {
     // Keyed by unique id: a method must not pick up its class's @BeforeAll fixture from the parent store.
     return context
         .getStore(NAMESPACE)
