@@ -16,7 +16,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /** The test kit's cluster fixture as a user writes it (the example of broadcast-testkit/README.md). */
-@BroadcastCluster(nodes = 3, pieceSize = 64 * 1024)
+@BroadcastCluster(nodes = 3)
 class BroadcastClusterIT {
 
   @Test
