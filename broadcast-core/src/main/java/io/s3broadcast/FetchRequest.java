@@ -5,6 +5,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
 import java.util.Optional;
+import java.util.function.Consumer;
 
 /**
  * What to fetch and where to put it. Immutable; build with {@link #builder()}, or {@link #of(String, String)}
@@ -20,6 +21,7 @@ public final class FetchRequest {
     private final Path destination;
     private final Strategy strategy;
     private final List<FetchListener> listeners;
+    private final boolean force;
 
     private FetchRequest(Builder b) {
         this.bucket = requireText(b.bucket, "bucket");
@@ -27,6 +29,7 @@ public final class FetchRequest {
         this.destination = b.destination;
         this.strategy = b.strategy;
         this.listeners = List.copyOf(b.listeners);
+        this.force = b.force;
     }
 
     public static FetchRequest of(String bucket, String key) {
@@ -37,8 +40,15 @@ public final class FetchRequest {
         return new Builder();
     }
 
+    /** A request built by {@code request}, the SDK's {@code Consumer<Builder>} style. */
+    public static FetchRequest of(Consumer<Builder> request) {
+        Builder b = builder();
+        request.accept(b);
+        return b.build();
+    }
+
     public Builder toBuilder() {
-        Builder b = new Builder().bucket(bucket).key(key).destination(destination).strategy(strategy);
+        Builder b = new Builder().bucket(bucket).key(key).destination(destination).strategy(strategy).force(force);
         listeners.forEach(b::addListener);
         return b;
     }
@@ -60,6 +70,15 @@ public final class FetchRequest {
         return Optional.ofNullable(strategy);
     }
 
+    /**
+     * Whether to fetch even when the destination already holds this object. Off by default: a destination
+     * whose record (written beside it by an earlier fetch) matches the object's ETag, version id and size,
+     * and whose file is unchanged since, is not fetched again.
+     */
+    public boolean force() {
+        return force;
+    }
+
     /** Listeners for this request only, in addition to the broadcast's. */
     public List<FetchListener> listeners() {
         return listeners;
@@ -68,7 +87,7 @@ public final class FetchRequest {
     @Override
     public String toString() {
         return "FetchRequest[s3://" + bucket + "/" + key + (destination == null ? "" : " -> " + destination)
-                + (strategy == null ? "" : ", " + strategy) + "]";
+                + (strategy == null ? "" : ", " + strategy) + (force ? ", force" : "") + "]";
     }
 
     private static String requireText(String value, String name) {
@@ -85,6 +104,7 @@ public final class FetchRequest {
         private Path destination;
         private Strategy strategy;
         private final List<FetchListener> listeners = new ArrayList<>();
+        private boolean force;
 
         private Builder() {
         }
@@ -112,6 +132,12 @@ public final class FetchRequest {
 
         public Builder addListener(FetchListener listener) {
             listeners.add(Objects.requireNonNull(listener, "listener"));
+            return this;
+        }
+
+        /** Fetch even when the destination already holds this object (see {@link FetchRequest#force()}). */
+        public Builder force(boolean force) {
+            this.force = force;
             return this;
         }
 

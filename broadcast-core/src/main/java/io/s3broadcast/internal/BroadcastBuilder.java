@@ -123,7 +123,7 @@ public final class BroadcastBuilder implements Broadcast.Builder {
 
     @Override
     public BroadcastBuilder pieceSize(int bytes) {
-        this.pieceSize = requirePositive(bytes, "pieceSize");
+        this.pieceSize = Settings.requirePieceSize(bytes);
         return this;
     }
 

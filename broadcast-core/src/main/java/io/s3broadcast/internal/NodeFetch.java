@@ -95,10 +95,16 @@ final class NodeFetch implements FetchHandle {
         // A cluster fetch binds what peers sent to the ETag too, which for a multipart upload needs its part sizes.
         CompletableFuture<ObjectInfo> head = source.head(request.bucket(), request.key(), strategy.isCluster());
         inFlight = head;
-        head.thenApplyAsync(info -> prepare(info, destination), executor)
-                .thenCompose(this::fill)
-                .thenCompose(this::checkAgainstS3)
-                .thenApplyAsync(this::verifyAndCommit, executor)
+        head.thenComposeAsync(info -> {
+                    if (!request.force() && FetchRecord.matches(destination, info)) {
+                        return CompletableFuture.completedFuture(unchanged(destination, info));
+                    }
+                    FetchRecord.forget(destination);
+                    return CompletableFuture.completedFuture(prepare(info, destination))
+                            .thenCompose(this::fill)
+                            .thenCompose(this::checkAgainstS3)
+                            .thenApplyAsync(this::verifyAndCommit, executor);
+                }, executor)
                 .whenComplete((done, error) -> {
                     if (error != null) {
                         fail(error);
@@ -106,6 +112,13 @@ final class NodeFetch implements FetchHandle {
                         tracker.completed(done);
                     }
                 });
+    }
+
+    /** The destination already holds this object (its record matches the HEAD): nothing is read. */
+    private CompletedFetch unchanged(Path destination, ObjectInfo info) {
+        Duration took = tracker.elapsed();
+        return new CompletedFetch(destination, info.bucket(), info.key(), info.eTag(), info.size(), strategy, took,
+                0, 0, false, took, Duration.ZERO, 0, info.versionId());
     }
 
     void fail(Throwable error) {
@@ -225,6 +238,7 @@ final class NodeFetch implements FetchHandle {
                 throw new CancellationException();
             }
             Path path = s.commit();
+            FetchRecord.write(path, info);
             closeStoreWhenRunFinishes();
             Duration took = tracker.elapsed();
             ClusterRun.Outcome o = filled.outcome();
