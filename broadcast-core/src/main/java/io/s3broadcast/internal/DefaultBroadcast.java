@@ -39,6 +39,9 @@ final class DefaultBroadcast implements Broadcast {
 
     DefaultBroadcast(Settings settings) {
         this.settings = settings;
+        if (settings.cluster().registry() != null) {
+            Settings.requireRegistryProvider(settings.cluster().registry());
+        }
         this.source = loadProvider().create(settings.source());
         this.ownsExecutor = settings.executor() == null;
         this.executor = ownsExecutor ? Executors.newCachedThreadPool(daemonThreads()) : settings.executor();

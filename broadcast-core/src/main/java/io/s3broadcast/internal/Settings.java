@@ -170,18 +170,24 @@ record Settings(
         return (int) bytes;
     }
 
-    /**
-     * The registry spec in canonical form, checked at {@code build()}: it parses, and a provider for its scheme is
-     * on the class path.
-     */
+    /** The registry spec, checked when the settings are resolved (at {@code build()}): it parses. */
     static String validRegistry(String spec) {
-        RegistrySpec parsed;
+        parseRegistry(spec);
+        return spec;
+    }
+
+    private static RegistrySpec parseRegistry(String spec) {
         try {
-            parsed = RegistrySpec.parse(spec);
+            return RegistrySpec.parse(spec);
         } catch (IllegalArgumentException e) {
             throw new IllegalArgumentException("registry: " + e.getMessage() + ". Set Broadcast.builder().registry(...)"
                     + " or s3broadcast.registry to one of " + RegistrySpec.ACCEPTED_FORMS, e);
         }
+    }
+
+    /** At {@code build()}: a provider for the registry's scheme is on the class path, or the message names its module. */
+    static void requireRegistryProvider(String spec) {
+        RegistrySpec parsed = parseRegistry(spec);
         List<String> schemes = new ArrayList<>();
         for (NodeRegistryProvider p : ServiceLoader.load(
                 NodeRegistryProvider.class, Settings.class.getClassLoader())) {
@@ -196,7 +202,6 @@ record Settings(
             throw new IllegalArgumentException("registry '" + spec + "': no provider for '" + parsed.scheme()
                     + "://' on the class path (found " + schemes + "): add " + module);
         }
-        return spec;
     }
 
     /** {@code host:port}, {@code [v6]:port} or {@code :port} (all interfaces). */
