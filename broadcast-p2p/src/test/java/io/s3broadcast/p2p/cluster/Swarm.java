@@ -104,6 +104,10 @@ final class Swarm implements AutoCloseable {
         return done;
     }
 
+    static String sha256(Path file) {
+        return TestCluster.sha256(file);
+    }
+
     static long bytesFromS3(List<CompletedFetch> results) {
         return TestCluster.bytesFromS3(results);
     }
