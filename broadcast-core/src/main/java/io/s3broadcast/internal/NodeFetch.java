@@ -14,6 +14,7 @@ import io.s3broadcast.spi.ObjectSource;
 import io.s3broadcast.spi.PieceLayout;
 import io.s3broadcast.spi.PieceQueue;
 import io.s3broadcast.spi.PieceStore;
+import io.s3broadcast.spi.ReadOptions;
 import java.io.IOException;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -93,7 +94,8 @@ final class NodeFetch implements FetchHandle {
             return;
         }
         // A cluster fetch binds what peers sent to the ETag too, which for a multipart upload needs its part sizes.
-        CompletableFuture<ObjectInfo> head = source.head(request.bucket(), request.key(), strategy.isCluster());
+        CompletableFuture<ObjectInfo> head = source.head(request.bucket(), request.key(), strategy.isCluster(),
+                readOptions(request));
         inFlight = head;
         head.thenComposeAsync(info -> {
                     if (!request.force() && FetchRecord.matches(destination, info)) {
@@ -112,6 +114,10 @@ final class NodeFetch implements FetchHandle {
                         tracker.completed(done);
                     }
                 });
+    }
+
+    private static ReadOptions readOptions(FetchRequest r) {
+        return new ReadOptions(r.versionId(), r.expectedBucketOwner(), r.requesterPays(), r.sseCustomerKey());
     }
 
     /** The destination already holds this object (its record matches the HEAD): nothing is read. */

@@ -3,6 +3,7 @@ package io.s3broadcast.s3;
 import com.google.common.base.Ticker;
 import io.s3broadcast.BroadcastException;
 import io.s3broadcast.spi.ObjectInfo;
+import io.s3broadcast.spi.ReadOptions;
 import io.s3broadcast.spi.ObjectSource;
 import io.s3broadcast.spi.PieceQueue;
 import io.s3broadcast.spi.PieceStore;
@@ -90,12 +91,18 @@ final class S3ObjectSource implements ObjectSource {
 
     @Override
     public CompletableFuture<ObjectInfo> head(String bucket, String key) {
-        return head(bucket, key, false);
+        return head(bucket, key, false, ReadOptions.NONE);
     }
 
     @Override
     public CompletableFuture<ObjectInfo> head(String bucket, String key, boolean eTagDigest) {
+        return head(bucket, key, eTagDigest, ReadOptions.NONE);
+    }
+
+    @Override
+    public CompletableFuture<ObjectInfo> head(String bucket, String key, boolean eTagDigest, ReadOptions options) {
         try {
+            Objects.requireNonNull(options, "options");
             Objects.requireNonNull(bucket, "bucket");
             Objects.requireNonNull(key, "key");
             if (closed) {
@@ -103,7 +110,8 @@ final class S3ObjectSource implements ObjectSource {
             }
             Retrier retrier = new Retrier(scheduler, backoff, random, config.maxAttempts(), config.headTimeout(),
                     endpoint());
-            return track(new ObjectHead(client, retrier, config.headTimeout(), config.connections()).head(bucket, key, eTagDigest));
+            return track(new ObjectHead(client, retrier, config.headTimeout(), config.connections(), options)
+                    .head(bucket, key, eTagDigest));
         } catch (RuntimeException e) {
             return CompletableFuture.failedFuture(e);
         }
