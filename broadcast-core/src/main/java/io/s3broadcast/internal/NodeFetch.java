@@ -9,6 +9,7 @@ import io.s3broadcast.Strategy;
 import io.s3broadcast.spi.ClusterRun;
 import io.s3broadcast.spi.ClusterStrategy;
 import io.s3broadcast.spi.ClusterTask;
+import io.s3broadcast.spi.ObjectChecksum;
 import io.s3broadcast.spi.ObjectInfo;
 import io.s3broadcast.spi.ObjectSource;
 import io.s3broadcast.spi.PieceLayout;
@@ -18,6 +19,7 @@ import io.s3broadcast.spi.ReadOptions;
 import java.io.IOException;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.Optional;
 import java.util.concurrent.CancellationException;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
@@ -122,9 +124,15 @@ final class NodeFetch implements FetchHandle {
 
     /** The destination already holds this object (its record matches the HEAD): nothing is read. */
     private CompletedFetch unchanged(Path destination, ObjectInfo info) {
-        Duration took = tracker.elapsed();
-        return new CompletedFetch(destination, info.bucket(), info.key(), info.eTag(), info.size(), strategy, took,
-                0, 0, false, took, Duration.ZERO, 0, info.versionId());
+        return result(destination, info, tracker.elapsed()).unchanged(true).build();
+    }
+
+    /** What every result says about the object and where it is. */
+    private CompletedFetch.Builder result(Path path, ObjectInfo info, Duration took) {
+        return CompletedFetch.builder().path(path).bucket(info.bucket()).key(info.key()).eTag(info.eTag())
+                .size(info.size()).strategy(strategy).duration(took).versionId(info.versionId())
+                .contentType(info.metadata().contentType()).lastModified(info.metadata().lastModified())
+                .userMetadata(info.metadata().userMetadata());
     }
 
     void fail(Throwable error) {
@@ -248,13 +256,16 @@ final class NodeFetch implements FetchHandle {
             closeStoreWhenRunFinishes();
             Duration took = tracker.elapsed();
             ClusterRun.Outcome o = filled.outcome();
-            if (o == null) {
-                return new CompletedFetch(path, info.bucket(), info.key(), info.eTag(), info.size(), strategy, took,
-                        tracker.bytesFromSource(), 0, checked, took, Duration.ZERO, 0, info.versionId());
+            CompletedFetch.Builder done = result(path, info, took).bytesFromS3(tracker.bytesFromSource())
+                    .checksumVerified(checked)
+                    .checksumAlgorithm(checked ? info.checksum().or(info::eTagDigest).map(ObjectChecksum::algorithm)
+                            : Optional.empty());
+            if (o != null) {
+                done.bytesFromPeers(o.bytesFromPeers()).phase1(o.phase1()).phase2(o.phase2())
+                        .piecesStolen(o.piecesStolen()).piecesRepaired(filled.repair().piecesRepaired())
+                        .bannedPeers(filled.repair().bannedPeers());
             }
-            return new CompletedFetch(path, info.bucket(), info.key(), info.eTag(), info.size(), strategy, took,
-                    tracker.bytesFromSource(), o.bytesFromPeers(), checked, o.phase1(), o.phase2(), o.piecesStolen(),
-                    info.versionId(), filled.repair().piecesRepaired(), filled.repair().bannedPeers());
+            return done.build();
         } catch (IOException e) {
             throw new BroadcastException("cannot write s3://" + info.bucket() + "/" + info.key() + " to "
                     + s.destination() + ": " + e, e);

@@ -23,9 +23,10 @@ import java.util.Optional;
  *     of a multipart upload are unknown
  * @param options what every request for this object carries (version, expected owner, requester pays, SSE-C
  *     key); the ranged GETs of every node read with them
+ * @param metadata content type, last-modified time and user metadata, as the HEAD returned them
  */
 public record ObjectInfo(String bucket, String key, long size, String eTag, Optional<ObjectChecksum> checksum,
-        Optional<String> versionId, Optional<ObjectChecksum> eTagDigest, ReadOptions options) {
+        Optional<String> versionId, Optional<ObjectChecksum> eTagDigest, ReadOptions options, ObjectMetadata metadata) {
 
     private static final Pattern DIGEST_ETAG = Pattern.compile("\"?([0-9a-fA-F]{32})(?:-([1-9][0-9]{0,4}))?\"?");
 
@@ -37,9 +38,16 @@ public record ObjectInfo(String bucket, String key, long size, String eTag, Opti
         Objects.requireNonNull(versionId, "versionId");
         Objects.requireNonNull(eTagDigest, "eTagDigest");
         Objects.requireNonNull(options, "options");
+        Objects.requireNonNull(metadata, "metadata");
         if (size < 0) {
             throw new IllegalArgumentException("size must be >= 0, was " + size);
         }
+    }
+
+    /** An object read with {@code options}, without metadata. */
+    public ObjectInfo(String bucket, String key, long size, String eTag, Optional<ObjectChecksum> checksum,
+            Optional<String> versionId, Optional<ObjectChecksum> eTagDigest, ReadOptions options) {
+        this(bucket, key, size, eTag, checksum, versionId, eTagDigest, options, ObjectMetadata.NONE);
     }
 
     /** An object read without {@link ReadOptions}. */

@@ -3,6 +3,7 @@ package io.s3broadcast.s3;
 import io.s3broadcast.BroadcastException;
 import io.s3broadcast.spi.ObjectChecksum;
 import io.s3broadcast.spi.ObjectInfo;
+import io.s3broadcast.spi.ObjectMetadata;
 import io.s3broadcast.spi.ReadOptions;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -135,6 +136,8 @@ final class ObjectHead {
         Optional<String> versionId = Optional.ofNullable(r.versionId()).filter(v -> !v.isBlank());
         boolean encrypted = isKmsOrCustomerKey(r);
         int eTagParts = encrypted ? -1 : ObjectInfo.eTagParts(eTag);
+        ObjectMetadata metadata = new ObjectMetadata(Optional.ofNullable(r.contentType()).filter(t -> !t.isBlank()),
+                Optional.ofNullable(r.lastModified()), r.hasMetadata() ? r.metadata() : Map.of());
         Map.Entry<String, String> found = null;
         for (Map.Entry<String, Function<HeadObjectResponse, String>> a : ALGORITHMS) {
             String value = a.getValue().apply(r);
@@ -171,7 +174,7 @@ final class ObjectHead {
         int parts = checksumParts > 0 ? checksumParts : multipartETag ? Math.max(eTagParts, 0) : 0;
         if (parts == 0) {
             return CompletableFuture.completedFuture(new ObjectInfo(bucket, key, size, eTag, fullObject, versionId,
-                    ObjectInfo.eTagDigest(eTag, encrypted, List.of()), options));
+                    ObjectInfo.eTagDigest(eTag, encrypted, List.of()), options, metadata));
         }
         Optional<ObjectChecksum> full = fullObject;
         String alg = algorithm;
@@ -183,7 +186,7 @@ final class ObjectHead {
             Optional<ObjectChecksum> eTagDigest = eTagParts > 0
                     ? sizes.flatMap(s -> ObjectInfo.eTagDigest(eTag, encrypted, s))
                     : ObjectInfo.eTagDigest(eTag, encrypted, List.of());
-            return new ObjectInfo(bucket, key, size, eTag, checksum, versionId, eTagDigest, options);
+            return new ObjectInfo(bucket, key, size, eTag, checksum, versionId, eTagDigest, options, metadata);
         });
     }
 

@@ -13,9 +13,12 @@ import io.s3broadcast.testkit.TestCluster;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.attribute.FileTime;
+import java.time.Instant;
+import java.util.Map;
 import java.util.concurrent.CompletionException;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+import software.amazon.awssdk.core.sync.RequestBody;
 
 /** The request and result API against a real S3 server: skipping unchanged objects, join(), the one-call forms. */
 @RealS3
@@ -33,6 +36,8 @@ class FetchApiIT {
             FileTime written = Files.getLastModifiedTime(first.path());
 
             CompletedFetch second = b.fetch(r -> r.bucket(object.bucket()).key(object.key())).join();
+            assertThat(first.unchanged()).isFalse();
+            assertThat(second.unchanged()).isTrue();
             assertThat(second.bytesFromS3()).isZero();
             assertThat(second.bytesFromPeers()).isZero();
             assertThat(second.path()).isEqualTo(first.path());
@@ -42,6 +47,22 @@ class FetchApiIT {
 
             CompletedFetch forced = b.fetch(r -> r.bucket(object.bucket()).key(object.key()).force(true)).join();
             assertThat(forced.bytesFromS3()).isGreaterThanOrEqualTo(object.size());
+        }
+    }
+
+    @Test
+    void theResultCarriesTheObjectsMetadata(S3Fixture s3) {
+        String key = s3.key("labelled.json");
+        s3.client().putObject(p -> p.bucket(s3.bucket()).key(key).contentType("application/json")
+                .metadata(Map.of("dataset", "train", "shard", "7")), RequestBody.fromString("{\"x\":1}"));
+        try (Broadcast b = s3.broadcastBuilder().destinationDirectory(dir).build()) {
+            CompletedFetch done = b.fetch(r -> r.bucket(s3.bucket()).key(key)).join();
+            assertThat(done.contentType()).contains("application/json");
+            assertThat(done.userMetadata()).containsEntry("dataset", "train").containsEntry("shard", "7");
+            assertThat(done.lastModified()).isPresent();
+            assertThat(done.lastModified().get()).isBefore(Instant.now().plusSeconds(60));
+            assertThat(done.checksumVerified()).isEqualTo(done.checksumAlgorithm().isPresent());
+            assertThat(done.toBuilder().build()).isEqualTo(done);
         }
     }
 
