@@ -123,6 +123,13 @@ public interface Broadcast extends AutoCloseable {
         /** Hears every fetch of this broadcast. */
         Builder addListener(FetchListener listener);
 
+        /**
+         * Whether to record Micrometer meters in Micrometer's global registry when Micrometer is on the class path
+         * (see {@link io.s3broadcast.metrics.BroadcastMetrics}); default true, and nothing happens without Micrometer.
+         * Property {@code s3broadcast.metrics}.
+         */
+        Builder metrics(boolean enabled);
+
         /** Concurrent ranged GETs per node. Property {@code s3broadcast.connections}. */
         Builder connections(int connections);
 

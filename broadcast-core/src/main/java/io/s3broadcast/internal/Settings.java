@@ -3,6 +3,7 @@ package io.s3broadcast.internal;
 import com.google.common.base.Ticker;
 import io.s3broadcast.FetchListener;
 import io.s3broadcast.Strategy;
+import io.s3broadcast.metrics.BroadcastMetrics;
 import io.s3broadcast.registry.NodeRegistryProvider;
 import io.s3broadcast.registry.RegistrySpec;
 import io.s3broadcast.spi.ClusterConfig;
@@ -112,7 +113,11 @@ record Settings(
                 ticker);
         SourceConfig source = new SourceConfig(b.client, endpoint, region, b.credentials, pathStyle, httpClient,
                 connections, rangeSize, maxAttempts, initialBackoff, maxBackoff, stallTimeout, firstByteTimeout, headTimeout);
-        return new Settings(source, cluster, destination.toAbsolutePath(), strategy, pieceSize, List.copyOf(b.listeners),
+        List<FetchListener> listeners = new ArrayList<>(b.listeners);
+        if (b.metrics != null ? b.metrics : c.bool("metrics").orElse(true)) {
+            BroadcastMetrics.globalIfPresent().ifPresent(listeners::add);
+        }
+        return new Settings(source, cluster, destination.toAbsolutePath(), strategy, pieceSize, List.copyOf(listeners),
                 b.executor, ticker);
     }
 

@@ -3,6 +3,8 @@ package io.s3broadcast.s3;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import io.micrometer.core.instrument.Metrics;
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import io.s3broadcast.Broadcast;
 import io.s3broadcast.BroadcastException;
 import io.s3broadcast.CompletedFetch;
@@ -82,6 +84,27 @@ class FetchApiIT {
             CompletedFetch afterTouch = b.fetch(r -> r.bucket(object.bucket()).key(object.key())).join();
             assertThat(afterTouch.bytesFromS3()).isGreaterThanOrEqualTo(object.size());
             assertThat(TestCluster.sha256(afterTouch.path())).isEqualTo(replaced.sha256());
+        }
+    }
+
+    @Test
+    void withMicrometerOnTheClassPathFetchesAreMetered(S3Fixture s3) {
+        SimpleMeterRegistry registry = new SimpleMeterRegistry();
+        Metrics.addRegistry(registry);
+        try {
+            StoredObject object = s3.putRandom(s3.key("metered.bin"), 2_000_000, 6);
+            try (Broadcast b = s3.broadcastBuilder().destinationDirectory(dir).build()) {
+                b.fetch(r -> r.bucket(object.bucket()).key(object.key())).join();
+            }
+            assertThat(registry.get("s3broadcast.fetch.bytes").tag("source", "s3").counter().count())
+                    .isGreaterThanOrEqualTo(object.size());
+            assertThat(registry.get("s3broadcast.fetch").tag("outcome", "fetched").timer().count()).isEqualTo(1);
+            try (Broadcast off = s3.broadcastBuilder().destinationDirectory(dir).metrics(false).build()) {
+                off.fetch(r -> r.bucket(object.bucket()).key(object.key()).force(true)).join();
+            }
+            assertThat(registry.get("s3broadcast.fetch").tag("outcome", "fetched").timer().count()).isEqualTo(1);
+        } finally {
+            Metrics.removeRegistry(registry);
         }
     }
 
