@@ -2,6 +2,7 @@ package io.s3broadcast.metrics;
 
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.Metrics;
 import io.micrometer.core.instrument.Timer;
 import io.s3broadcast.BroadcastException;
 import io.s3broadcast.CompletedFetch;
@@ -15,6 +16,11 @@ final class MicrometerListener implements FetchListener {
 
     MicrometerListener(MeterRegistry registry) {
         this.registry = Objects.requireNonNull(registry, "registry");
+    }
+
+    /** On Micrometer's global registry; only called once Micrometer is known to be on the class path. */
+    static FetchListener global() {
+        return new MicrometerListener(Metrics.globalRegistry);
     }
 
     @Override
