@@ -86,6 +86,17 @@ public interface Broadcast extends AutoCloseable {
         return fetch(FetchRequest.of(request));
     }
 
+    /**
+     * Fetches every object under {@code prefix} in {@code bucket} (a dataset directory, a model's shards) into
+     * {@code directory}, keeping the key's path below the prefix ({@code prefix/a/b.bin} goes to
+     * {@code directory/a/b.bin}). The objects are fetched at once on this broadcast's one S3 client (its
+     * connections shared between them) and, for cluster strategies, its one peer server; each is verified and
+     * committed like a single fetch, and skipped when unchanged. Completes with the results in key order, or
+     * with the first failure (the others are then cancelled). Keys ending in {@code /} are directory markers and
+     * are left out; a key that would land outside {@code directory} fails the whole call before anything is read.
+     */
+    CompletableFuture<java.util.List<CompletedFetch>> fetchAll(String bucket, String prefix, Path directory);
+
     /** Cancels fetches still under way and releases the S3 client (unless it was passed in) and threads. */
     @Override
     void close();

@@ -28,6 +28,24 @@ class BroadcastClusterIT {
   }
 
   @Test
+  void aWholePrefixOnEveryNode(S3Fixture s3, TestCluster cluster) {
+    StoredObject first = s3.putRandom(s3.key("ds/part-0"), 2 << 20, 3);
+    StoredObject second = s3.putRandom(s3.key("ds/part-1"), 3 << 20, 4);
+    List<java.util.concurrent.CompletableFuture<List<CompletedFetch>>> runs = new java.util.ArrayList<>();
+    for (int i = 0; i < cluster.size(); i++) {
+      runs.add(cluster.node(i).fetchAll(s3.bucket(), s3.key("ds/"), cluster.directory(i).resolve("ds")));
+    }
+    long fromS3 = 0;
+    for (int i = 0; i < cluster.size(); i++) {
+      List<CompletedFetch> done = runs.get(i).join();
+      assertEquals(first.sha256(), TestCluster.sha256(done.get(0).path()));
+      assertEquals(second.sha256(), TestCluster.sha256(done.get(1).path()));
+      fromS3 += TestCluster.bytesFromS3(done);
+    }
+    assertTrue(fromS3 <= (first.size() + second.size()) * 1.05, "read " + fromS3);
+  }
+
+  @Test
   void aSingleNodeBuilderFromTheFixtureFetchesToo(S3Fixture s3, @TempDir Path dir) {
     StoredObject object = s3.putRandom(s3.key("one.bin"), 1000, 2);
     try (Broadcast broadcast = s3.broadcastBuilder().destinationDirectory(dir).build()) {
