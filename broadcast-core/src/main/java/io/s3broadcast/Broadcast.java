@@ -7,6 +7,7 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutorService;
+import java.util.function.Consumer;
 import software.amazon.awssdk.auth.credentials.AwsCredentialsProvider;
 import software.amazon.awssdk.regions.Region;
 import software.amazon.awssdk.services.s3.S3AsyncClient;
@@ -28,10 +29,23 @@ import software.amazon.awssdk.services.s3.S3AsyncClient;
  */
 public interface Broadcast extends AutoCloseable {
 
-    /** Fetches {@code s3://bucket/key} with the default configuration and waits for it. */
+    /**
+     * Fetches {@code s3://bucket/key} with the default configuration and waits for it; the file goes to the
+     * destination directory (default the working directory) under the key's last segment. A failure is thrown
+     * as the {@link BroadcastException} itself.
+     */
     static CompletedFetch fetch(String bucket, String key) {
+        return fetchOnce(FetchRequest.of(bucket, key));
+    }
+
+    /** Fetches {@code s3://bucket/key} to the file {@code destination} with the default configuration and waits. */
+    static CompletedFetch fetch(String bucket, String key, Path destination) {
+        return fetchOnce(FetchRequest.builder().bucket(bucket).key(key).destination(destination).build());
+    }
+
+    private static CompletedFetch fetchOnce(FetchRequest request) {
         try (Broadcast broadcast = create()) {
-            return broadcast.fetch(FetchRequest.of(bucket, key)).join();
+            return Futures.join(broadcast.fetch(request).completionFuture());
         }
     }
 
@@ -62,6 +76,26 @@ public interface Broadcast extends AutoCloseable {
 
     /** Starts a fetch. Never throws for a failed fetch: the handle's future completes exceptionally. */
     FetchHandle fetch(FetchRequest request);
+
+    /**
+     * Starts the fetch {@code request} builds: {@code broadcast.fetch(r -> r.bucket("b").key("k"))}. An invalid
+     * request (no bucket or key) throws {@link IllegalArgumentException} here, as {@link FetchRequest.Builder#build()}
+     * does.
+     */
+    default FetchHandle fetch(Consumer<FetchRequest.Builder> request) {
+        return fetch(FetchRequest.of(request));
+    }
+
+    /**
+     * Fetches every object under {@code prefix} in {@code bucket} (a dataset directory, a model's shards) into
+     * {@code directory}, keeping the key's path below the prefix ({@code prefix/a/b.bin} goes to
+     * {@code directory/a/b.bin}). The objects are fetched at once on this broadcast's one S3 client (its
+     * connections shared between them) and, for cluster strategies, its one peer server; each is verified and
+     * committed like a single fetch, and skipped when unchanged. Completes with the results in key order, or
+     * with the first failure (the others are then cancelled). Keys ending in {@code /} are directory markers and
+     * are left out; a key that would land outside {@code directory} fails the whole call before anything is read.
+     */
+    CompletableFuture<java.util.List<CompletedFetch>> fetchAll(String bucket, String prefix, Path directory);
 
     /** Cancels fetches still under way and releases the S3 client (unless it was passed in) and threads. */
     @Override
@@ -99,6 +133,13 @@ public interface Broadcast extends AutoCloseable {
 
         /** Hears every fetch of this broadcast. */
         Builder addListener(FetchListener listener);
+
+        /**
+         * Whether to record Micrometer meters in Micrometer's global registry when Micrometer is on the class path
+         * (see {@link io.s3broadcast.metrics.BroadcastMetrics}); default true, and nothing happens without Micrometer.
+         * Property {@code s3broadcast.metrics}.
+         */
+        Builder metrics(boolean enabled);
 
         /** Concurrent ranged GETs per node. Property {@code s3broadcast.connections}. */
         Builder connections(int connections);

@@ -21,10 +21,13 @@ public interface FetchHandle {
     }
 
     /**
-     * Waits for the result. Failures are thrown as they are (a {@link BroadcastException} or a
-     * {@link java.util.concurrent.CancellationException}), not wrapped.
+     * Waits for the result, as {@code completionFuture().join()} does (the AWS SDK's convention): a failed fetch
+     * throws a {@link java.util.concurrent.CompletionException} whose {@link Throwable#getCause() cause} is the
+     * {@link BroadcastException} (or a subclass such as {@link BroadcastException.ObjectNotFound}); a cancelled
+     * one throws {@link java.util.concurrent.CancellationException}. The one-call {@link Broadcast#fetch(String,
+     * String)} throws the {@code BroadcastException} itself.
      */
     default CompletedFetch join() {
-        return Futures.join(completionFuture());
+        return completionFuture().join();
     }
 }

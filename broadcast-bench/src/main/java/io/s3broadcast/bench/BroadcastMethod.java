@@ -57,7 +57,7 @@ final class BroadcastMethod implements DownloadMethod {
     @Override
     public long download(String bucket, String key, Path destination) {
         LastByte lastByte = new LastByte();
-        last = broadcast.fetch(FetchRequest.builder().bucket(bucket).key(key).destination(destination)
+        last = broadcast.fetch(FetchRequest.builder().bucket(bucket).key(key).destination(destination).force(true)
                 .addListener(lastByte).build()).join();
         return lastByte.nanos != 0 ? lastByte.nanos : System.nanoTime();
     }

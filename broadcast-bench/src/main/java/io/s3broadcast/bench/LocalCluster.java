@@ -160,7 +160,7 @@ final class LocalCluster {
             CountDownLatch startGun = new CountDownLatch(1);
             List<Thread> starters = new ArrayList<>();
             for (int i = 0; i < n; i++) {
-                FetchRequest.Builder request = FetchRequest.builder().bucket(testbed.bucket()).key(testbed.key())
+                FetchRequest.Builder request = FetchRequest.builder().bucket(testbed.bucket()).key(testbed.key()).force(true)
                         .destination(files.get(i));
                 FetchListener listener = listeners != null ? listeners.apply(i) : null;
                 if (listener != null) {

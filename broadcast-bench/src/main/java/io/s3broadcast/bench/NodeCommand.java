@@ -211,7 +211,7 @@ final class NodeCommand implements Callable<Integer> {
             long ready = System.currentTimeMillis();
             long start = awaitStartSignal(stdout);
             try {
-                CompletedFetch done = broadcast.fetch(FetchRequest.builder().bucket(bucket).key(key)
+                CompletedFetch done = broadcast.fetch(FetchRequest.builder().bucket(bucket).key(key).force(true)
                         .destination(dir.resolve(fileName(key))).build()).join();
                 long doneAt = System.currentTimeMillis();
                 String sha256 = Sha256.of(done.path());
@@ -223,7 +223,7 @@ final class NodeCommand implements Callable<Integer> {
                         process("ours", ready, start, doneAt));
                 print(stdout, report);
             } catch (RuntimeException e) {
-                // join() throws the fetch's BroadcastException (or CancellationException) as it is.
+                // join() throws a CompletionException wrapping the fetch's BroadcastException, or a CancellationException.
                 Throwable cause = e instanceof CompletionException && e.getCause() != null ? e.getCause() : e;
                 LOG.error("node {}: the fetch of s3://{}/{} failed", id, bucket, key, cause);
                 report = new NodeReport("node", id, strategy != null ? strategy.name() : null, registry, listenText,

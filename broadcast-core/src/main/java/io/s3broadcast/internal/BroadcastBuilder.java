@@ -50,6 +50,7 @@ public final class BroadcastBuilder implements Broadcast.Builder {
     byte[] secret;
     boolean insecure;
     io.s3broadcast.spi.PeerSecurity.Tls tls;
+    Boolean metrics;
     ConfigSource config = ConfigSource.system();
 
     @Override
@@ -123,7 +124,7 @@ public final class BroadcastBuilder implements Broadcast.Builder {
 
     @Override
     public BroadcastBuilder pieceSize(int bytes) {
-        this.pieceSize = requirePositive(bytes, "pieceSize");
+        this.pieceSize = Settings.requirePieceSize(bytes);
         return this;
     }
 
@@ -257,6 +258,12 @@ public final class BroadcastBuilder implements Broadcast.Builder {
     @Override
     public BroadcastBuilder ticker(Ticker ticker) {
         this.ticker = Objects.requireNonNull(ticker, "ticker");
+        return this;
+    }
+
+    @Override
+    public BroadcastBuilder metrics(boolean enabled) {
+        this.metrics = enabled;
         return this;
     }
 

@@ -2,6 +2,7 @@ package io.s3broadcast.internal;
 
 import io.s3broadcast.Broadcast;
 import io.s3broadcast.BroadcastException;
+import io.s3broadcast.CompletedFetch;
 import io.s3broadcast.FetchHandle;
 import io.s3broadcast.FetchListener;
 import io.s3broadcast.FetchRequest;
@@ -9,6 +10,7 @@ import io.s3broadcast.spi.ClusterStrategy;
 import io.s3broadcast.spi.ClusterStrategyProvider;
 import io.s3broadcast.spi.ObjectSource;
 import io.s3broadcast.spi.ObjectSourceProvider;
+import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Iterator;
 import java.util.List;
@@ -23,6 +25,7 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ThreadFactory;
 import java.util.concurrent.atomic.AtomicInteger;
+import software.amazon.awssdk.services.s3.S3AsyncClient;
 
 /** A broadcast: one object source (S3 client) and threads shared by its fetches. */
 final class DefaultBroadcast implements Broadcast {
@@ -39,6 +42,9 @@ final class DefaultBroadcast implements Broadcast {
 
     DefaultBroadcast(Settings settings) {
         this.settings = settings;
+        if (settings.cluster().registry() != null) {
+            Settings.requireRegistryProvider(settings.cluster().registry());
+        }
         this.source = loadProvider().create(settings.source());
         this.ownsExecutor = settings.executor() == null;
         this.executor = ownsExecutor ? Executors.newCachedThreadPool(daemonThreads()) : settings.executor();
@@ -80,6 +86,67 @@ final class DefaultBroadcast implements Broadcast {
         });
         fetch.start();
         return fetch;
+    }
+
+    @Override
+    public CompletableFuture<List<CompletedFetch>> fetchAll(String bucket, String prefix, Path directory) {
+        S3AsyncClient client = source.client().orElse(null);
+        if (client == null) {
+            return CompletableFuture.failedFuture(new BroadcastException("fetchAll needs an S3 object source that can"
+                    + " list keys (io.s3broadcast:broadcast-s3)"));
+        }
+        Path root = directory.toAbsolutePath().normalize();
+        List<String> keys = new ArrayList<>();
+        return client.listObjectsV2Paginator(b -> b.bucket(bucket).prefix(prefix))
+                .contents()
+                .subscribe(o -> {
+                    if (!o.key().endsWith("/")) {
+                        keys.add(o.key());
+                    }
+                })
+                .exceptionally(e -> {
+                    throw new BroadcastException("cannot list s3://" + bucket + "/" + prefix + ": " + e.getMessage(), e);
+                })
+                .thenCompose(v -> {
+                    List<FetchRequest> requests = new ArrayList<>();
+                    for (String key : keys) {
+                        Path target = root.resolve(key.substring(prefix.length())).normalize();
+                        if (!target.startsWith(root) || target.equals(root)) {
+                            throw new BroadcastException("s3://" + bucket + "/" + key + " would land outside " + root
+                                    + ": fetch it on its own with a destination of your choice");
+                        }
+                        requests.add(FetchRequest.builder().bucket(bucket).key(key).destination(target).build());
+                    }
+                    return allOrFirstFailure(requests.stream().map(this::fetch).toList());
+                });
+    }
+
+    /** The results in order once all are done; the first failure at once, the others then cancelled. */
+    private static CompletableFuture<List<CompletedFetch>> allOrFirstFailure(List<FetchHandle> handles) {
+        CompletableFuture<List<CompletedFetch>> all = new CompletableFuture<>();
+        AtomicInteger left = new AtomicInteger(handles.size());
+        for (FetchHandle h : handles) {
+            h.completionFuture().whenComplete((r, e) -> {
+                if (e != null) {
+                    Throwable cause = e instanceof java.util.concurrent.CompletionException && e.getCause() != null
+                            ? e.getCause() : e;
+                    if (all.completeExceptionally(cause)) {
+                        handles.forEach(FetchHandle::cancel);
+                    }
+                } else if (left.decrementAndGet() == 0) {
+                    all.complete(handles.stream().map(x -> x.completionFuture().join()).toList());
+                }
+            });
+        }
+        if (handles.isEmpty()) {
+            all.complete(List.of());
+        }
+        all.whenComplete((r, e) -> {
+            if (all.isCancelled()) {
+                handles.forEach(FetchHandle::cancel);
+            }
+        });
+        return all;
     }
 
     /** The cluster strategy, made on first use: it binds the peer server. Null when broadcast-p2p is absent. */

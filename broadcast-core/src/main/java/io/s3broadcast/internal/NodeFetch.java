@@ -9,14 +9,17 @@ import io.s3broadcast.Strategy;
 import io.s3broadcast.spi.ClusterRun;
 import io.s3broadcast.spi.ClusterStrategy;
 import io.s3broadcast.spi.ClusterTask;
+import io.s3broadcast.spi.ObjectChecksum;
 import io.s3broadcast.spi.ObjectInfo;
 import io.s3broadcast.spi.ObjectSource;
 import io.s3broadcast.spi.PieceLayout;
 import io.s3broadcast.spi.PieceQueue;
 import io.s3broadcast.spi.PieceStore;
+import io.s3broadcast.spi.ReadOptions;
 import java.io.IOException;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.Optional;
 import java.util.concurrent.CancellationException;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
@@ -93,12 +96,19 @@ final class NodeFetch implements FetchHandle {
             return;
         }
         // A cluster fetch binds what peers sent to the ETag too, which for a multipart upload needs its part sizes.
-        CompletableFuture<ObjectInfo> head = source.head(request.bucket(), request.key(), strategy.isCluster());
+        CompletableFuture<ObjectInfo> head = source.head(request.bucket(), request.key(), strategy.isCluster(),
+                readOptions(request));
         inFlight = head;
-        head.thenApplyAsync(info -> prepare(info, destination), executor)
-                .thenCompose(this::fill)
-                .thenCompose(this::checkAgainstS3)
-                .thenApplyAsync(this::verifyAndCommit, executor)
+        head.thenComposeAsync(info -> {
+                    if (!request.force() && FetchRecord.matches(destination, info)) {
+                        return CompletableFuture.completedFuture(unchanged(destination, info));
+                    }
+                    FetchRecord.forget(destination);
+                    return CompletableFuture.completedFuture(prepare(info, destination))
+                            .thenCompose(this::fill)
+                            .thenCompose(this::checkAgainstS3)
+                            .thenApplyAsync(this::verifyAndCommit, executor);
+                }, executor)
                 .whenComplete((done, error) -> {
                     if (error != null) {
                         fail(error);
@@ -106,6 +116,23 @@ final class NodeFetch implements FetchHandle {
                         tracker.completed(done);
                     }
                 });
+    }
+
+    private static ReadOptions readOptions(FetchRequest r) {
+        return new ReadOptions(r.versionId(), r.expectedBucketOwner(), r.requesterPays(), r.sseCustomerKey());
+    }
+
+    /** The destination already holds this object (its record matches the HEAD): nothing is read. */
+    private CompletedFetch unchanged(Path destination, ObjectInfo info) {
+        return result(destination, info, tracker.elapsed()).unchanged(true).build();
+    }
+
+    /** What every result says about the object and where it is. */
+    private CompletedFetch.Builder result(Path path, ObjectInfo info, Duration took) {
+        return CompletedFetch.builder().path(path).bucket(info.bucket()).key(info.key()).eTag(info.eTag())
+                .size(info.size()).strategy(strategy).duration(took).versionId(info.versionId())
+                .contentType(info.metadata().contentType()).lastModified(info.metadata().lastModified())
+                .userMetadata(info.metadata().userMetadata());
     }
 
     void fail(Throwable error) {
@@ -225,16 +252,20 @@ final class NodeFetch implements FetchHandle {
                 throw new CancellationException();
             }
             Path path = s.commit();
+            FetchRecord.write(path, info);
             closeStoreWhenRunFinishes();
             Duration took = tracker.elapsed();
             ClusterRun.Outcome o = filled.outcome();
-            if (o == null) {
-                return new CompletedFetch(path, info.bucket(), info.key(), info.eTag(), info.size(), strategy, took,
-                        tracker.bytesFromSource(), 0, checked, took, Duration.ZERO, 0, info.versionId());
+            CompletedFetch.Builder done = result(path, info, took).bytesFromS3(tracker.bytesFromSource())
+                    .checksumVerified(checked)
+                    .checksumAlgorithm(checked ? info.checksum().or(info::eTagDigest).map(ObjectChecksum::algorithm)
+                            : Optional.empty());
+            if (o != null) {
+                done.bytesFromPeers(o.bytesFromPeers()).phase1(o.phase1()).phase2(o.phase2())
+                        .piecesStolen(o.piecesStolen()).piecesRepaired(filled.repair().piecesRepaired())
+                        .bannedPeers(filled.repair().bannedPeers());
             }
-            return new CompletedFetch(path, info.bucket(), info.key(), info.eTag(), info.size(), strategy, took,
-                    tracker.bytesFromSource(), o.bytesFromPeers(), checked, o.phase1(), o.phase2(), o.piecesStolen(),
-                    info.versionId(), filled.repair().piecesRepaired(), filled.repair().bannedPeers());
+            return done.build();
         } catch (IOException e) {
             throw new BroadcastException("cannot write s3://" + info.bucket() + "/" + info.key() + " to "
                     + s.destination() + ": " + e, e);

@@ -3,6 +3,9 @@ package io.s3broadcast.internal;
 import com.google.common.base.Ticker;
 import io.s3broadcast.FetchListener;
 import io.s3broadcast.Strategy;
+import io.s3broadcast.metrics.BroadcastMetrics;
+import io.s3broadcast.registry.NodeRegistryProvider;
+import io.s3broadcast.registry.RegistrySpec;
 import io.s3broadcast.spi.ClusterConfig;
 import io.s3broadcast.spi.PeerLimits;
 import io.s3broadcast.spi.PeerSecurity;
@@ -11,9 +14,11 @@ import java.net.InetSocketAddress;
 import java.net.URI;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
 import java.util.Optional;
+import java.util.ServiceLoader;
 import java.util.concurrent.ExecutorService;
 import software.amazon.awssdk.regions.Region;
 
@@ -31,6 +36,8 @@ record Settings(
     static final int DEFAULT_CONNECTIONS = 16;
     static final long DEFAULT_RANGE_SIZE = 32L << 20;
     static final int DEFAULT_PIECE_SIZE = 1 << 20;
+    static final int MIN_PIECE_SIZE = 16 << 10;
+    static final int MAX_PIECE_SIZE = 64 << 20;
     static final int DEFAULT_MAX_ATTEMPTS = 10;
     static final Duration DEFAULT_INITIAL_BACKOFF = Duration.ofMillis(100);
     static final Duration DEFAULT_MAX_BACKOFF = Duration.ofSeconds(5);
@@ -72,7 +79,11 @@ record Settings(
                 : c.duration("headTimeout").orElse(DEFAULT_HEAD_TIMEOUT);
         Path destination = b.destinationDirectory != null ? b.destinationDirectory
                 : c.string("destination").map(Path::of).orElse(Path.of(""));
+        requirePieceSize(pieceSize);
         String registry = b.registry != null ? b.registry : c.string("registry").orElse(null);
+        if (registry != null) {
+            registry = validRegistry(registry);
+        }
         // With a registry the nodes form a cluster, and OVERLAP measured best (docs/bench.md); alone, the flat tree.
         Strategy strategy = b.strategy != null ? b.strategy
                 : c.parsed("strategy", "one of " + List.of(Strategy.values()), Strategy::parse)
@@ -102,7 +113,11 @@ record Settings(
                 ticker);
         SourceConfig source = new SourceConfig(b.client, endpoint, region, b.credentials, pathStyle, httpClient,
                 connections, rangeSize, maxAttempts, initialBackoff, maxBackoff, stallTimeout, firstByteTimeout, headTimeout);
-        return new Settings(source, cluster, destination.toAbsolutePath(), strategy, pieceSize, List.copyOf(b.listeners),
+        List<FetchListener> listeners = new ArrayList<>(b.listeners);
+        if (b.metrics != null ? b.metrics : c.bool("metrics").orElse(true)) {
+            BroadcastMetrics.globalIfPresent().ifPresent(listeners::add);
+        }
+        return new Settings(source, cluster, destination.toAbsolutePath(), strategy, pieceSize, List.copyOf(listeners),
                 b.executor, ticker);
     }
 
@@ -148,6 +163,50 @@ record Settings(
                 c.positiveInt("maxPeers").orElse(PeerLimits.DEFAULT_MAX_PEERS),
                 c.duration("requestTimeout").orElse(PeerLimits.DEFAULT_REQUEST_TIMEOUT),
                 c.size("serveRatePerPeer").orElse(0L));
+    }
+
+    /** Piece sizes the checksums and the peer protocol are tuned for; outside them {@code build()} fails. */
+    static int requirePieceSize(long bytes) {
+        if (bytes < MIN_PIECE_SIZE || bytes > MAX_PIECE_SIZE) {
+            throw new IllegalArgumentException("pieceSize " + bytes + " is outside " + MIN_PIECE_SIZE + " (16KiB) to "
+                    + MAX_PIECE_SIZE + " (64MiB) bytes: set Broadcast.builder().pieceSize(...) or s3broadcast.pieceSize"
+                    + " within it (default 1MiB; the paper used 32KiB)");
+        }
+        return (int) bytes;
+    }
+
+    /** The registry spec, checked when the settings are resolved (at {@code build()}): it parses. */
+    static String validRegistry(String spec) {
+        parseRegistry(spec);
+        return spec;
+    }
+
+    private static RegistrySpec parseRegistry(String spec) {
+        try {
+            return RegistrySpec.parse(spec);
+        } catch (IllegalArgumentException e) {
+            throw new IllegalArgumentException("registry: " + e.getMessage() + ". Set Broadcast.builder().registry(...)"
+                    + " or s3broadcast.registry to one of " + RegistrySpec.ACCEPTED_FORMS, e);
+        }
+    }
+
+    /** At {@code build()}: a provider for the registry's scheme is on the class path, or the message names its module. */
+    static void requireRegistryProvider(String spec) {
+        RegistrySpec parsed = parseRegistry(spec);
+        List<String> schemes = new ArrayList<>();
+        for (NodeRegistryProvider p : ServiceLoader.load(
+                NodeRegistryProvider.class, Settings.class.getClassLoader())) {
+            schemes.add(p.scheme());
+        }
+        if (!schemes.contains(parsed.scheme())) {
+            String module = switch (parsed.scheme()) {
+                case "s3" -> "io.s3broadcast:broadcast-s3";
+                case "zk" -> "io.s3broadcast:broadcast-zookeeper";
+                default -> "the module that provides it";
+            };
+            throw new IllegalArgumentException("registry '" + spec + "': no provider for '" + parsed.scheme()
+                    + "://' on the class path (found " + schemes + "): add " + module);
+        }
     }
 
     /** {@code host:port}, {@code [v6]:port} or {@code :port} (all interfaces). */

@@ -94,8 +94,8 @@ public interface NodeRegistry extends AutoCloseable {
         NodeRegistryProvider provider = providers.get(spec.scheme());
         if (provider == null) {
             throw new IllegalArgumentException("no registry provider for scheme '" + spec.scheme() + "' of registry spec '"
-                    + spec + "' (providers found: " + providers.keySet() + "); s3:// needs module broadcast-s3 and zk://"
-                    + " needs module broadcast-p2p on the class path");
+                    + spec + "' (providers found: " + providers.keySet() + "); s3:// needs io.s3broadcast:broadcast-s3 and zk://"
+                    + " needs io.s3broadcast:broadcast-zookeeper on the class path");
         }
         return provider.create(spec, config);
     }

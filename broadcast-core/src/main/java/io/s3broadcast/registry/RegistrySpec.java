@@ -16,7 +16,7 @@ import java.util.stream.Collectors;
  *   <li>{@code s3://bucket/prefix}: one small object per node under {@code prefix} in {@code bucket}
  *       (module {@code broadcast-s3}); the prefix may be empty;</li>
  *   <li>{@code zk://host:port[,host:port...]/path}: ephemeral znodes under {@code path} (module
- *       {@code broadcast-p2p}); the port defaults to 2181 and the path to {@value #DEFAULT_ZK_PATH}.</li>
+ *       {@code broadcast-zookeeper}); the port defaults to 2181 and the path to {@value #DEFAULT_ZK_PATH}.</li>
  * </ul>
  * Any other {@code scheme://...} parses as {@link Other}, for a third-party {@link NodeRegistryProvider}.
  * {@link #toString()} gives the canonical spec.

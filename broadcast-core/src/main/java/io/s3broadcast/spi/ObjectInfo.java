@@ -21,9 +21,12 @@ import java.util.Optional;
  *     (an {@link ObjectChecksum} of algorithm {@code MD5} whose value is the ETag's lower-case hex, with the
  *     part sizes); empty for SSE-KMS and SSE-C objects, whose ETags are not digests, and when the part sizes
  *     of a multipart upload are unknown
+ * @param options what every request for this object carries (version, expected owner, requester pays, SSE-C
+ *     key); the ranged GETs of every node read with them
+ * @param metadata content type, last-modified time and user metadata, as the HEAD returned them
  */
 public record ObjectInfo(String bucket, String key, long size, String eTag, Optional<ObjectChecksum> checksum,
-        Optional<String> versionId, Optional<ObjectChecksum> eTagDigest) {
+        Optional<String> versionId, Optional<ObjectChecksum> eTagDigest, ReadOptions options, ObjectMetadata metadata) {
 
     private static final Pattern DIGEST_ETAG = Pattern.compile("\"?([0-9a-fA-F]{32})(?:-([1-9][0-9]{0,4}))?\"?");
 
@@ -34,9 +37,23 @@ public record ObjectInfo(String bucket, String key, long size, String eTag, Opti
         Objects.requireNonNull(checksum, "checksum");
         Objects.requireNonNull(versionId, "versionId");
         Objects.requireNonNull(eTagDigest, "eTagDigest");
+        Objects.requireNonNull(options, "options");
+        Objects.requireNonNull(metadata, "metadata");
         if (size < 0) {
             throw new IllegalArgumentException("size must be >= 0, was " + size);
         }
+    }
+
+    /** An object read with {@code options}, without metadata. */
+    public ObjectInfo(String bucket, String key, long size, String eTag, Optional<ObjectChecksum> checksum,
+            Optional<String> versionId, Optional<ObjectChecksum> eTagDigest, ReadOptions options) {
+        this(bucket, key, size, eTag, checksum, versionId, eTagDigest, options, ObjectMetadata.NONE);
+    }
+
+    /** An object read without {@link ReadOptions}. */
+    public ObjectInfo(String bucket, String key, long size, String eTag, Optional<ObjectChecksum> checksum,
+            Optional<String> versionId, Optional<ObjectChecksum> eTagDigest) {
+        this(bucket, key, size, eTag, checksum, versionId, eTagDigest, ReadOptions.NONE);
     }
 
     /** An object without a version id, whose ETag is not known to be a digest. */

@@ -25,6 +25,18 @@ public interface ObjectSource extends AutoCloseable {
     }
 
     /**
+     * As {@link #head(String, String, boolean)}, the HEAD carrying {@code options}; the returned info carries them
+     * on to every ranged GET. A source that knows no options fails for any but {@link ReadOptions#NONE}.
+     */
+    default CompletableFuture<ObjectInfo> head(String bucket, String key, boolean eTagDigest, ReadOptions options) {
+        if (options.isNone()) {
+            return head(bucket, key, eTagDigest);
+        }
+        return CompletableFuture.failedFuture(new UnsupportedOperationException(
+                getClass().getName() + " cannot read with " + options));
+    }
+
+    /**
      * Fetches the runs {@code pieces} hands out into {@code store}, many at a time, each read pinned to
      * {@code object}'s ETag, recording every piece's CRC32C in the store as it lands. Completes when the
      * queue is empty and every run taken from it is stored.

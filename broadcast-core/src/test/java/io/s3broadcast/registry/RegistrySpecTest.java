@@ -99,7 +99,7 @@ class RegistrySpecTest {
                 .isInstanceOf(IllegalArgumentException.class)
                 .hasMessageContaining("no registry provider for scheme")
                 .hasMessageContaining("[static]")
-                .hasMessageContaining("broadcast-p2p");
+                .hasMessageContaining("broadcast-zookeeper");
     }
 
     @Test

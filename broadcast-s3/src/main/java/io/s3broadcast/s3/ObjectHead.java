@@ -3,6 +3,8 @@ package io.s3broadcast.s3;
 import io.s3broadcast.BroadcastException;
 import io.s3broadcast.spi.ObjectChecksum;
 import io.s3broadcast.spi.ObjectInfo;
+import io.s3broadcast.spi.ObjectMetadata;
+import io.s3broadcast.spi.ReadOptions;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -52,6 +54,7 @@ final class ObjectHead {
             Map.entry("XXHASH128", HeadObjectResponse::checksumXXHASH128));
 
     private final S3AsyncClient client;
+    private final ReadOptions options;
     private final Retrier retrier;
     private final Duration requestTimeout;
     private final int concurrency;
@@ -62,6 +65,12 @@ final class ObjectHead {
      * @param concurrency how many part HEADs to send at once when GetObjectAttributes is not available
      */
     ObjectHead(S3AsyncClient client, Retrier retrier, Duration requestTimeout, int concurrency) {
+        this(client, retrier, requestTimeout, concurrency, ReadOptions.NONE);
+    }
+
+    /** @param options what every HEAD (and, through the returned info, every GET) of this object carries */
+    ObjectHead(S3AsyncClient client, Retrier retrier, Duration requestTimeout, int concurrency, ReadOptions options) {
+        this.options = options;
         this.client = client;
         this.retrier = retrier;
         this.requestTimeout = requestTimeout;
@@ -76,10 +85,10 @@ final class ObjectHead {
     CompletableFuture<ObjectInfo> head(String bucket, String key, boolean multipartETag) {
         String name = "s3://" + bucket + "/" + key;
         CompletableFuture<HeadObjectResponse> head = retrier.call("HEAD " + name,
-                () -> client.headObject(HeadObjectRequest.builder()
+                () -> client.headObject(S3ReadOptions.apply(HeadObjectRequest.builder()
                         .bucket(bucket)
                         .key(key)
-                        .checksumMode(ChecksumMode.ENABLED)
+                        .checksumMode(ChecksumMode.ENABLED), options)
                         .build()),
                 (e, n) -> Failures.toBroadcastException(Failures.classify(e), e, bucket, key, "", "HEAD", n));
         CompletableFuture<ObjectInfo> info = head
@@ -100,7 +109,8 @@ final class ObjectHead {
             return CompletableFuture.failedFuture(e);
         }
         String name = "s3://" + bucket + "/" + key;
-        return client.headBucket(b -> b.bucket(bucket).overrideConfiguration(o -> o.apiCallAttemptTimeout(requestTimeout)))
+        return client.headBucket(b -> b.bucket(bucket).expectedBucketOwner(options.expectedBucketOwner().orElse(null))
+                .overrideConfiguration(o -> o.apiCallAttemptTimeout(requestTimeout)))
                 .handle((r, bucketFailure) -> {
                     if (bucketFailure == null) {
                         throw new BroadcastException.ObjectNotFound(name + " does not exist: bucket " + bucket
@@ -126,6 +136,8 @@ final class ObjectHead {
         Optional<String> versionId = Optional.ofNullable(r.versionId()).filter(v -> !v.isBlank());
         boolean encrypted = isKmsOrCustomerKey(r);
         int eTagParts = encrypted ? -1 : ObjectInfo.eTagParts(eTag);
+        ObjectMetadata metadata = new ObjectMetadata(Optional.ofNullable(r.contentType()).filter(t -> !t.isBlank()),
+                Optional.ofNullable(r.lastModified()), r.hasMetadata() ? r.metadata() : Map.of());
         Map.Entry<String, String> found = null;
         for (Map.Entry<String, Function<HeadObjectResponse, String>> a : ALGORITHMS) {
             String value = a.getValue().apply(r);
@@ -162,7 +174,7 @@ final class ObjectHead {
         int parts = checksumParts > 0 ? checksumParts : multipartETag ? Math.max(eTagParts, 0) : 0;
         if (parts == 0) {
             return CompletableFuture.completedFuture(new ObjectInfo(bucket, key, size, eTag, fullObject, versionId,
-                    ObjectInfo.eTagDigest(eTag, encrypted, List.of())));
+                    ObjectInfo.eTagDigest(eTag, encrypted, List.of()), options, metadata));
         }
         Optional<ObjectChecksum> full = fullObject;
         String alg = algorithm;
@@ -174,7 +186,7 @@ final class ObjectHead {
             Optional<ObjectChecksum> eTagDigest = eTagParts > 0
                     ? sizes.flatMap(s -> ObjectInfo.eTagDigest(eTag, encrypted, s))
                     : ObjectInfo.eTagDigest(eTag, encrypted, List.of());
-            return new ObjectInfo(bucket, key, size, eTag, checksum, versionId, eTagDigest);
+            return new ObjectInfo(bucket, key, size, eTag, checksum, versionId, eTagDigest, options, metadata);
         });
     }
 
@@ -261,7 +273,8 @@ final class ObjectHead {
 
     private CompletableFuture<HeadObjectResponse> headPart(String bucket, String key, String eTag, int part) {
         return retrier.call("HEAD part " + part + " of s3://" + bucket + "/" + key,
-                () -> client.headObject(b -> b.bucket(bucket).key(key).partNumber(part).ifMatch(eTag)),
+                () -> client.headObject(b -> S3ReadOptions.apply(b.bucket(bucket).key(key).partNumber(part).ifMatch(eTag),
+                        options)),
                 (e, n) -> e);
     }
 

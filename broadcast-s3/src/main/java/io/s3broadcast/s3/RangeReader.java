@@ -181,11 +181,11 @@ final class RangeReader {
         }
 
         void start() {
-            GetObjectRequest request = GetObjectRequest.builder()
+            GetObjectRequest request = S3ReadOptions.apply(GetObjectRequest.builder()
                     .bucket(ctx.object().bucket())
                     .key(ctx.object().key())
                     .range(writer.range().replace(' ', '='))
-                    .ifMatch(ctx.object().eTag())
+                    .ifMatch(ctx.object().eTag()), ctx.object().options())
                     .build();
             CompletableFuture<Void> f;
             try {

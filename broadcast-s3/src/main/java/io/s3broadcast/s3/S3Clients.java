@@ -8,7 +8,6 @@ import software.amazon.awssdk.awscore.retry.AwsRetryStrategy;
 import software.amazon.awssdk.core.checksums.RequestChecksumCalculation;
 import software.amazon.awssdk.core.checksums.ResponseChecksumValidation;
 import software.amazon.awssdk.http.async.SdkAsyncHttpClient;
-import software.amazon.awssdk.http.crt.AwsCrtAsyncHttpClient;
 import software.amazon.awssdk.http.nio.netty.NettyNioAsyncHttpClient;
 import software.amazon.awssdk.http.nio.netty.SdkEventLoopGroup;
 import software.amazon.awssdk.regions.Region;
@@ -27,8 +26,6 @@ final class S3Clients {
     static final int SPARE_CONNECTIONS = 4;
     static final Duration CONNECT_TIMEOUT = Duration.ofSeconds(10);
     static final Duration ACQUIRE_TIMEOUT = Duration.ofSeconds(60);
-    /** Measured: 256 KiB, 1 MiB and CRT's default 16 MiB fetch equally fast from S3Proxy. */
-    static final long CRT_READ_BUFFER = 1L << 20;
 
     private S3Clients() {
     }
@@ -107,14 +104,8 @@ final class S3Clients {
                         .writeTimeout(Duration.ofSeconds(30))
                         .tcpKeepAlive(true);
             case "crt":
-                return AwsCrtAsyncHttpClient.builder()
-                        .maxConcurrency(maxConcurrency)
-                        // What CRT buffers (natively) per connection ahead of our demand; its 16 MiB default
-                        // would be up to 320 MiB for 16 connections when the disk is slower than the network.
-                        .readBufferSizeInBytes(CRT_READ_BUFFER)
-                        .connectionTimeout(CONNECT_TIMEOUT)
-                        .connectionAcquisitionTimeout(ACQUIRE_TIMEOUT)
-                        .connectionHealthConfiguration(h -> h.minimumThroughputInBps(1L).minimumThroughputTimeout(backstop));
+                // In a class of its own: aws-crt-client is optional, and only this path may load it.
+                return CrtHttpClient.builder(maxConcurrency, CONNECT_TIMEOUT, ACQUIRE_TIMEOUT, backstop);
             default:
                 throw new IllegalArgumentException("unknown httpClient '" + config.httpClient() + "': use netty or crt");
         }

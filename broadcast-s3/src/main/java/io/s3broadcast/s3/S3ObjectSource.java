@@ -3,6 +3,7 @@ package io.s3broadcast.s3;
 import com.google.common.base.Ticker;
 import io.s3broadcast.BroadcastException;
 import io.s3broadcast.spi.ObjectInfo;
+import io.s3broadcast.spi.ReadOptions;
 import io.s3broadcast.spi.ObjectSource;
 import io.s3broadcast.spi.PieceQueue;
 import io.s3broadcast.spi.PieceStore;
@@ -22,6 +23,7 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import software.amazon.awssdk.core.async.AsyncResponseTransformer;
 import software.amazon.awssdk.services.s3.S3AsyncClient;
+import software.amazon.awssdk.services.s3.model.GetObjectRequest;
 
 /**
  * The S3 {@link ObjectSource}: one HEAD ({@link ObjectHead}), then many ranged GETs at once
@@ -93,12 +95,18 @@ final class S3ObjectSource implements ObjectSource {
 
     @Override
     public CompletableFuture<ObjectInfo> head(String bucket, String key) {
-        return head(bucket, key, false);
+        return head(bucket, key, false, ReadOptions.NONE);
     }
 
     @Override
     public CompletableFuture<ObjectInfo> head(String bucket, String key, boolean eTagDigest) {
+        return head(bucket, key, eTagDigest, ReadOptions.NONE);
+    }
+
+    @Override
+    public CompletableFuture<ObjectInfo> head(String bucket, String key, boolean eTagDigest, ReadOptions options) {
         try {
+            Objects.requireNonNull(options, "options");
             Objects.requireNonNull(bucket, "bucket");
             Objects.requireNonNull(key, "key");
             if (closed) {
@@ -106,7 +114,8 @@ final class S3ObjectSource implements ObjectSource {
             }
             Retrier retrier = new Retrier(scheduler, backoff, random, config.maxAttempts(), config.headTimeout(),
                     endpoint());
-            return track(new ObjectHead(client, retrier, config.headTimeout(), config.connections()).head(bucket, key, eTagDigest));
+            return track(new ObjectHead(client, retrier, config.headTimeout(), config.connections(), options)
+                    .head(bucket, key, eTagDigest));
         } catch (RuntimeException e) {
             return CompletableFuture.failedFuture(e);
         }
@@ -149,8 +158,10 @@ final class S3ObjectSource implements ObjectSource {
             Retrier retrier = new Retrier(scheduler, backoff, random, config.maxAttempts(), config.headTimeout(),
                     endpoint());
             return track(retrier.call("GET " + what + " of s3://" + object.bucket() + "/" + object.key(),
-                    () -> client.getObject(b -> b.bucket(object.bucket()).key(object.key())
-                                    .range("bytes=" + offset + "-" + (offset + length - 1)).ifMatch(object.eTag()),
+                    () -> client.getObject(S3ReadOptions.apply(GetObjectRequest.builder()
+                                    .bucket(object.bucket()).key(object.key())
+                                    .range("bytes=" + offset + "-" + (offset + length - 1))
+                                    .ifMatch(object.eTag()), object.options()).build(),
                             AsyncResponseTransformer.toBytes())
                             .thenApply(r -> {
                                 ByteBuffer bytes = r.asByteBuffer();

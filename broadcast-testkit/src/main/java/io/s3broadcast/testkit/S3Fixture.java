@@ -1,5 +1,6 @@
 package io.s3broadcast.testkit;
 
+import io.s3broadcast.Broadcast;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.net.URI;
@@ -113,6 +114,24 @@ public final class S3Fixture implements AutoCloseable {
   /** {@code name} under this test's prefix. */
   public String key(String name) {
     return prefix + name;
+  }
+
+  /**
+   * A {@link Broadcast} builder pointed at this server: endpoint, region, credentials and addressing
+   * set, everything else the library's defaults. {@code s3.broadcastBuilder().build()} fetches from the
+   * test's bucket.
+   */
+  public Broadcast.Builder broadcastBuilder() {
+    Broadcast.Builder builder =
+        Broadcast.builder()
+            .region(server.region())
+            .credentialsProvider(server.credentialsProvider())
+            .pathStyle(server.pathStyle());
+    // AWS's own endpoints (the external backend without an endpoint) are the SDK's to choose.
+    if (!(server instanceof AbstractS3Server s) || s.overrideEndpoint()) {
+      builder.endpoint(server.endpoint());
+    }
+    return builder;
   }
 
   public boolean supports(S3Feature feature) {

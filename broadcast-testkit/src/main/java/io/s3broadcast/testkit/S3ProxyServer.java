@@ -21,9 +21,9 @@ import software.amazon.awssdk.regions.Region;
  * in a temporary directory (so multi-GiB objects stream to disk instead of the heap). Starts in well
  * under a second.
  *
- * <p>Known gaps against AWS: no {@code GET ?partNumber=N}, no checksum headers on GET/HEAD. S3Proxy
- * logs at DEBUG unless the logging configuration says otherwise: give {@code org.gaul} and {@code
- * org.eclipse.jetty} WARN in your {@code logback-test.xml}.
+ * <p>Known gaps against AWS: no {@code GET ?partNumber=N}, no checksum headers on GET/HEAD. S3Proxy and
+ * Jetty log at DEBUG under an unconfigured Logback; {@link #start()} sets {@code org.gaul}, {@code
+ * org.eclipse.jetty} and {@code org.jclouds} to WARN unless a configuration file names them.
  */
 public final class S3ProxyServer extends AbstractS3Server {
 
@@ -62,10 +62,11 @@ public final class S3ProxyServer extends AbstractS3Server {
   }
 
   private static S3ProxyServer start(Path dataDir, boolean ownsDataDir) {
+    QuietLogging.quietNoisyLoggers();
     if (LoggerFactory.getLogger("org.gaul").isDebugEnabled()) {
       LOG.warn(
           "org.gaul logs at DEBUG: S3Proxy will write hundreds of MB of logs. Set org.gaul and"
-              + " org.eclipse.jetty to WARN in logback-test.xml (see broadcast-testkit/README.md).");
+              + " org.eclipse.jetty to WARN in your logging configuration (see broadcast-testkit/README.md).");
     }
     long started = System.nanoTime();
     BlobStore blobStore;

@@ -317,7 +317,8 @@ final class NodeRun implements ClusterRun, GroupRouter.Target {
         cluster.blocking().execute(() -> {
             try {
                 joinRegistry();
-            } catch (RuntimeException e) {
+            } catch (RuntimeException | Error e) {
+                // An Error too (a broken ServiceLoader file is a ServiceConfigurationError): the fetch must end.
                 fail(new BroadcastException("cannot join the node registry " + config.registry() + " for " + group + ": " + e, e));
             }
         });

@@ -3,6 +3,6 @@
  * ephemeral znode {@code <path>/<group hash>/<node id>} holding its {@link io.s3broadcast.registry.NodeEntry},
  * so a node whose session ends disappears, and it is written again when a new session starts.
  * Found by {@link io.s3broadcast.registry.NodeRegistry#open} through {@link
- * io.s3broadcast.p2p.registry.ZooKeeperRegistry.Provider}.
+ * io.s3broadcast.zookeeper.ZooKeeperRegistry.Provider}.
  */
-package io.s3broadcast.p2p.registry;
+package io.s3broadcast.zookeeper;

@@ -1,4 +1,4 @@
-package io.s3broadcast.p2p.registry;
+package io.s3broadcast.zookeeper;
 
 import org.apache.zookeeper.KeeperException;
 
