@@ -44,4 +44,33 @@ class ChaosIT {
         assertThat(r.path("passed").asBoolean()).isTrue();
         assertThat(run.exitCode()).isZero();
     }
+
+    /**
+     * A liar that holds the secret (a stranger in no registry, or a member), serving junk under true CRC32Cs and
+     * lying digests, on an object with an end-to-end digest (single-part: the MD5 ETag) and without one (multipart
+     * on S3Proxy): every node it reached bans it and both honest nodes publish the exact object.
+     */
+    @ParameterizedTest
+    @ValueSource(strings = {"liar-stranger", "liar-stranger-no-digest", "liar-member", "liar-member-no-digest"})
+    void theLiarIsBannedAndTheHonestNodesPublishTheExactObject(String scenario, @TempDir Path dir) throws Exception {
+        BenchCliIT.Run run = BenchCliIT.execute("chaos", "--scenario", scenario, "--nodes", "2", "--size", "3MiB",
+                "--handshake-timeout", "2s", "--node-timeout", "2m", "--work-dir", dir.toString());
+        List<JsonNode> lines = run.jsonLines();
+        assertThat(lines).as(run.out()).hasSize(1);
+        JsonNode r = lines.get(0);
+        assertThat(r.path("scenario").asText()).isEqualTo(scenario);
+        assertThat(r.path("liarReached").asInt()).as(run.out()).isEqualTo(2);
+        assertThat(r.path("liarBannedBy").asInt()).as(run.out()).isEqualTo(2);
+        assertThat(r.path("honestByteExact").asBoolean()).as(run.out()).isTrue();
+        assertThat(r.path("honestConnectionsRefused").asInt()).as(run.out()).isZero();
+        assertThat(r.path("s3BytesPerObject")).as(run.out()).hasSize(2);
+        assertThat(r.path("endToEndDigest").asText()).as(run.out())
+                .startsWith(scenario.endsWith("-no-digest") ? "none" : "MD5");
+        if (scenario.startsWith("liar-member")) {
+            // The member's junk was accepted on its word first, then caught end to end and read again from S3.
+            assertThat(r.path("piecesRepaired").asInt()).as(run.out()).isPositive();
+        }
+        assertThat(r.path("passed").asBoolean()).as(run.out()).isTrue();
+        assertThat(run.exitCode()).isZero();
+    }
 }

@@ -24,10 +24,13 @@ import java.util.Objects;
  * @param nodeTimeout how long a node process may take before the scenario gives up on it
  * @param workDir where each scenario keeps its files
  * @param command how to start a {@code node}: java, options and main class (the {@code node} arguments follow)
+ * @param undigested a second object on the same endpoint that nothing S3 tells binds end to end (a multipart
+ *     upload on a server that tells no part sizes and keeps no checksum), for the lying scenarios' variants
+ *     without an end-to-end digest; null when there is none
  */
 public record ChaosContext(URI endpoint, String region, Map<String, String> credentials, boolean pathStyle,
         String bucket, String key, String eTag, long size, String sha256, int nodes, Duration handshakeTimeout,
-        Duration nodeTimeout, Path workDir, java.util.List<String> command) {
+        Duration nodeTimeout, Path workDir, java.util.List<String> command, ChaosObject undigested) {
 
     public ChaosContext {
         Objects.requireNonNull(endpoint, "endpoint");
@@ -39,8 +42,28 @@ public record ChaosContext(URI endpoint, String region, Map<String, String> cred
         }
     }
 
+    /** This context with {@code o} as the object the nodes fetch. */
+    public ChaosContext on(ChaosObject o) {
+        return new ChaosContext(endpoint, region, credentials, pathStyle, o.bucket(), o.key(), o.eTag(), o.size(),
+                o.sha256(), nodes, handshakeTimeout, nodeTimeout, workDir, command, undigested);
+    }
+
+    /**
+     * What binds this object's bytes end to end, as the nodes see it on a server without checksums (S3Proxy): a
+     * single-part ETag is the MD5; a multipart one cannot be checked without part sizes, so only the spot check
+     * against S3 is left.
+     */
+    public String endToEndDigest() {
+        return eTag.contains("-") ? "none (multipart ETag, no checksum): spot check" : "MD5 ETag";
+    }
+
     /** A fleet of {@code nodes} honest nodes in one static registry of free loopback ports, not started yet. */
     public NodeFleet fleet(String scenario, int nodes) throws java.io.IOException {
-        return new NodeFleet(this, workDir.resolve(scenario), nodes);
+        return new NodeFleet(this, workDir.resolve(scenario), nodes, 0);
+    }
+
+    /** Like {@link #fleet(String, int)}, with {@code otherMembers} more registry members the scenario starts. */
+    public NodeFleet fleet(String scenario, int nodes, int otherMembers) throws java.io.IOException {
+        return new NodeFleet(this, workDir.resolve(scenario), nodes, otherMembers);
     }
 }

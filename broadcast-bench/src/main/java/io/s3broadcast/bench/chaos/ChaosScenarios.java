@@ -14,7 +14,8 @@ public final class ChaosScenarios {
     /** Every scenario, in the order {@code all} runs them. */
     public static List<ChaosScenario> all() {
         return List.of(new StrangerScenario(), new WrongSecretScenario(), new TlsUntrustedScenario(),
-                new HalfOpenScenario());
+                new HalfOpenScenario(), new LyingScenario(false, false), new LyingScenario(false, true),
+                new LyingScenario(true, false), new LyingScenario(true, true));
     }
 
     /** The scenarios named by {@code name} ({@code all} or one name). */

@@ -30,11 +30,17 @@ public final class NodeFleet implements AutoCloseable {
     private final Process[] processes;
     private final Map<String, String> env = new HashMap<>();
     private final List<String> extraArgs = new ArrayList<>();
+    /** Registry members that are not honest nodes (a lying member), after the honest nodes' ports. */
+    private final List<Integer> memberPorts;
+    private final List<Process> members = new ArrayList<>();
+    private final List<JsonNode> reports = new ArrayList<>();
 
-    NodeFleet(ChaosContext context, Path dir, int nodes) throws IOException {
+    NodeFleet(ChaosContext context, Path dir, int nodes, int otherMembers) throws IOException {
         this.context = context;
         this.dir = Files.createDirectories(dir);
-        this.ports = freePorts(nodes);
+        List<Integer> all = freePorts(nodes + otherMembers);
+        this.ports = all.subList(0, nodes);
+        this.memberPorts = all.subList(nodes, all.size());
         this.processes = new Process[nodes];
     }
 
@@ -50,8 +56,43 @@ public final class NodeFleet implements AutoCloseable {
         return this;
     }
 
+    /** The honest nodes' peer ports. */
     public List<Integer> ports() {
         return ports;
+    }
+
+    /** The peer ports of the registry's other members, which no honest node process listens on. */
+    public List<Integer> memberPorts() {
+        return memberPorts;
+    }
+
+    /** The static registry of every member: honest nodes first. */
+    public String registry() {
+        return "static:" + java.util.stream.Stream.concat(ports.stream(), memberPorts.stream())
+                .map(p -> LOOPBACK + ":" + p).collect(Collectors.joining(","));
+    }
+
+    /**
+     * Starts another registry member as its own JVM: {@code mainClass} with {@code args}, on the classpath of the
+     * node processes, with their environment (S3 credentials, the secret); its output goes to {@code name.out}
+     * and {@code name.err}. It is ended with the fleet.
+     */
+    public void startMember(String name, String mainClass, List<String> args) throws IOException {
+        List<String> command = new ArrayList<>(context.command());
+        command.set(command.size() - 1, mainClass);
+        command.addAll(args);
+        ProcessBuilder pb = new ProcessBuilder(command)
+                .redirectOutput(dir.resolve(name + ".out").toFile())
+                .redirectError(dir.resolve(name + ".err").toFile());
+        environment(pb.environment());
+        members.add(pb.start());
+    }
+
+    private void environment(Map<String, String> e) {
+        e.keySet().removeIf(k -> k.startsWith("AWS_") || k.startsWith("S3BROADCAST_"));
+        e.putAll(context.credentials());
+        e.put("S3BROADCAST_HANDSHAKE_TIMEOUT", context.handshakeTimeout().toMillis() + "ms");
+        e.putAll(env);
     }
 
     public Path dir() {
@@ -70,24 +111,20 @@ public final class NodeFleet implements AutoCloseable {
 
     /** Starts node {@code i}. */
     public void start(int i) throws IOException {
-        String registry = "static:" + ports.stream().map(p -> LOOPBACK + ":" + p).collect(Collectors.joining(","));
+        String registry = registry();
         int port = ports.get(i);
         List<String> command = new ArrayList<>(context.command());
         command.addAll(List.of("node",
                 "--endpoint", context.endpoint().toString(), "--path-style", String.valueOf(context.pathStyle()),
                 "--bucket", context.bucket(), "--key", context.key(), "--out", dir.resolve("node-" + i).toString(),
                 "--registry", registry, "--listen", LOOPBACK + ":" + port, "--node-id", "node-" + i,
-                "--expect", String.valueOf(processes.length), "--expect-timeout", "2m",
+                "--expect", String.valueOf(ports.size() + memberPorts.size()), "--expect-timeout", "2m",
                 "--piece-size", "256KiB", "--range-size", "1MiB", "--connections", "4", "--linger", "10s"));
         command.addAll(extraArgs);
         ProcessBuilder pb = new ProcessBuilder(command)
                 .redirectOutput(dir.resolve("node-" + i + ".out").toFile())
                 .redirectError(dir.resolve("node-" + i + ".err").toFile());
-        Map<String, String> e = pb.environment();
-        e.keySet().removeIf(k -> k.startsWith("AWS_") || k.startsWith("S3BROADCAST_"));
-        e.putAll(context.credentials());
-        e.put("S3BROADCAST_HANDSHAKE_TIMEOUT", context.handshakeTimeout().toMillis() + "ms");
-        e.putAll(env);
+        environment(pb.environment());
         processes[i] = pb.start();
     }
 
@@ -144,6 +181,7 @@ public final class NodeFleet implements AutoCloseable {
                 continue;
             }
             JsonNode json = mapper.readTree(lines.get(lines.size() - 1));
+            reports.add(json);
             if (!context.sha256().equals(json.path("sha256").asText())) {
                 notes.append("node-").append(i).append(": ").append(json.path("error").asText("wrong bytes"))
                         .append("; ");
@@ -151,6 +189,11 @@ public final class NodeFleet implements AutoCloseable {
             }
         }
         return exact;
+    }
+
+    /** The result lines ({@code node}'s JSON) of the nodes that printed one, after {@link #awaitByteExact}. */
+    public List<JsonNode> reports() {
+        return List.copyOf(reports);
     }
 
     /** Lines of node {@code i}'s log (stderr) that contain {@code text}. */
@@ -161,15 +204,32 @@ public final class NodeFleet implements AutoCloseable {
 
     /** Connections between honest nodes that one closed for misbehaviour, over every node's log. */
     public int honestConnectionsRefused() throws IOException {
+        return honestConnectionsRefused(List.of());
+    }
+
+    /**
+     * Connections between honest nodes that one closed for misbehaviour, over every node's log, not counting
+     * those to the adversaries named by {@code adversaries} (node ids or addresses).
+     */
+    public int honestConnectionsRefused(List<String> adversaries) throws IOException {
         long n = 0;
         for (int i = 0; i < processes.length; i++) {
-            n += logLines(i, "closing the connection to peer ");
+            Path err = dir.resolve("node-" + i + ".err");
+            if (Files.exists(err)) {
+                n += Files.readAllLines(err).stream().filter(l -> l.contains("closing the connection to peer "))
+                        .filter(l -> adversaries.stream().noneMatch(l::contains)).count();
+            }
         }
         return (int) n;
     }
 
     @Override
     public void close() {
+        for (Process p : members) {
+            if (p.isAlive()) {
+                p.destroyForcibly();
+            }
+        }
         for (Process p : processes) {
             if (p != null && p.isAlive()) {
                 p.descendants().forEach(ProcessHandle::destroyForcibly);
