@@ -143,7 +143,7 @@ public final class LyingPeer implements AutoCloseable {
                     for (int p = first; p < end; p++) {
                         System.arraycopy(Sha256.of(ByteBuffer.wrap(junk(p))), 0, all, (p - first) * Sha256.BYTES, Sha256.BYTES);
                     }
-                    ctx.write(new Digests(first, all));
+                    ctx.write(pipeline.signDigests(first, all));
                 }
             }
             ctx.write(new WorksLeft(0));

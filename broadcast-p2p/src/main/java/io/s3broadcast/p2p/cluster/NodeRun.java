@@ -734,7 +734,12 @@ final class NodeRun implements ClusterRun, GroupRouter.Target {
             advertiseWorks();
             pumpPhase1();
         } else if (msg instanceof Digests d) {
-            digestsReceived(p, d);
+            if (pipeline.verify(d, p.id)) {
+                digestsReceived(p, d);
+            } else {
+                ban(p.id, String.format("sent DIGESTS for pieces [%d, %d) whose MAC does not match the group secret"
+                        + " (forged, or altered on the way: use TLS on untrusted links)", d.first(), d.first() + d.count()));
+            }
         } else if (msg instanceof Goodbye g) {
             LOG.debug("{}: {} says goodbye: {} {}", self, p.id, g.reason(), g.detail());
             if (g.reason() == Goodbye.Reason.PROTOCOL_ERROR || g.reason() == Goodbye.Reason.BAD_PIECE) {
@@ -1093,7 +1098,7 @@ final class NodeRun implements ClusterRun, GroupRouter.Target {
                 p++;
             }
             if (p > first) {
-                h.write(new Digests(first, outboundDigests(first, p)));
+                h.write(pipeline.signDigests(first, outboundDigests(first, p)));
             }
         }
     }
@@ -1398,7 +1403,7 @@ final class NodeRun implements ClusterRun, GroupRouter.Target {
         for (Peer p : peers.values()) {
             // Every peer, done or not: a peer checks our DONE and WORKS_LEFT against the pieces we announced.
             if (own != null) {
-                p.handler.write(new Digests(piece, serving.digest(store, piece, own)));
+                p.handler.write(pipeline.signDigests(piece, serving.digest(store, piece, own)));
             }
             p.handler.send(new Have(piece));
             if (p.amInterested && !requests.isInteresting(p.id)) {

@@ -10,25 +10,38 @@ import java.util.Arrays;
  * this way (see {@code docs/protocol.md}, Integrity).
  *
  * <p>Body: {@code first} (int32), {@code count} (int32, at least 1), then {@code count} digests of
- * {@value #DIGEST_BYTES} bytes. The decoder checks that {@code [first, first + count)} lies inside
- * {@code [0, pieceCount)} and that the body length is {@code 8 + 32 * count}. A message must fit in the
- * receiver's frame limit ({@link #maxDigests(int)}).
+ * {@value #DIGEST_BYTES} bytes, then a {@value #MAC_BYTES}-byte MAC with the group secret over the group, the
+ * vouching node's id and the rest of the body (see {@link PeerPipeline#signDigests}), so an on-path attacker
+ * cannot alter them after the handshake even without TLS. The decoder checks that {@code [first, first + count)}
+ * lies inside {@code [0, pieceCount)} and that the body length is {@code 8 + 32 * count + 32}; the receiver
+ * checks the MAC ({@link PeerPipeline#verify}). A message must fit in the receiver's frame limit
+ * ({@link #maxDigests(int)}).
  */
 public final class Digests implements PeerMessage {
 
     /** Bytes of one SHA-256 digest. */
     public static final int DIGEST_BYTES = 32;
 
-    /** Body bytes before the digests. */
-    static final int FIXED_BODY_LENGTH = 8;
+    /** Bytes of the MAC after the digests. */
+    public static final int MAC_BYTES = 32;
+
+    /** Body bytes besides the digests: first, count and the MAC. */
+    static final int FIXED_BODY_LENGTH = 8 + MAC_BYTES;
 
     private final int first;
     private final byte[] digests;
+    private final byte[] mac;
 
     /**
+     * A signed digest list as it goes on the wire; {@link PeerPipeline#signDigests} makes one with the right MAC.
+     *
      * @param digests {@code count * 32} bytes, piece {@code first}'s digest first; copied
+     * @param mac the {@value #MAC_BYTES}-byte MAC; copied
      */
-    public Digests(int first, byte[] digests) {
+    public Digests(int first, byte[] digests, byte[] mac) {
+        if (mac.length != MAC_BYTES) {
+            throw new IllegalArgumentException("the MAC must have " + MAC_BYTES + " bytes, was " + mac.length);
+        }
         if (first < 0) {
             throw new IllegalArgumentException("first piece must be >= 0, was " + first);
         }
@@ -38,6 +51,7 @@ public final class Digests implements PeerMessage {
         }
         this.first = first;
         this.digests = digests.clone();
+        this.mac = mac.clone();
     }
 
     /** The most digests one message can carry to a peer that accepts frames of {@code maxFrameLength} bytes. */
@@ -58,9 +72,19 @@ public final class Digests implements PeerMessage {
         return Arrays.copyOfRange(digests, i * DIGEST_BYTES, (i + 1) * DIGEST_BYTES);
     }
 
+    /** The digests as one array, a copy. */
+    public byte[] bytes() {
+        return digests.clone();
+    }
+
     /** The digests as one array, not copied: do not change it. */
     byte[] bytesUnsafe() {
         return digests;
+    }
+
+    /** The MAC, not copied: do not change it. */
+    byte[] macUnsafe() {
+        return mac;
     }
 
     @Override
@@ -70,7 +94,8 @@ public final class Digests implements PeerMessage {
 
     @Override
     public boolean equals(Object o) {
-        return o instanceof Digests d && d.first == first && Arrays.equals(d.digests, digests);
+        return o instanceof Digests d && d.first == first && Arrays.equals(d.digests, digests)
+                && Arrays.equals(d.mac, mac);
     }
 
     @Override

@@ -278,8 +278,9 @@ final class MessageDecoder extends MessageToMessageDecoder<ByteBuf> {
         }
         int first = body.readInt();
         int count = body.readInt();
-        if (count < 1 || (long) count * Digests.DIGEST_BYTES != body.readableBytes()) {
-            throw new ProtocolException("DIGESTS announces " + count + " digests in " + body.readableBytes() + " bytes");
+        if (count < 1 || (long) count * Digests.DIGEST_BYTES + Digests.MAC_BYTES != body.readableBytes()) {
+            throw new ProtocolException("DIGESTS announces " + count + " digests and a MAC in " + body.readableBytes()
+                    + " bytes");
         }
         if (first < 0 || (long) first + count > pieceCount) {
             throw new ProtocolException("DIGESTS for pieces [" + first + ", " + ((long) first + count)
@@ -287,7 +288,9 @@ final class MessageDecoder extends MessageToMessageDecoder<ByteBuf> {
         }
         byte[] digests = new byte[count * Digests.DIGEST_BYTES];
         body.readBytes(digests);
-        return new Digests(first, digests);
+        byte[] mac = new byte[Digests.MAC_BYTES];
+        body.readBytes(mac);
+        return new Digests(first, digests, mac);
     }
 
     private GiveWorkResponse giveWorkResponse(ByteBuf body) {

@@ -112,7 +112,7 @@ final class MessageEncoder extends MessageToMessageEncoder<Object> {
                 Digests digests = (Digests) message;
                 byte[] bytes = digests.bytesUnsafe();
                 out.add(frame(ctx, type, Digests.FIXED_BODY_LENGTH + bytes.length)
-                        .writeInt(digests.first()).writeInt(digests.count()).writeBytes(bytes));
+                        .writeInt(digests.first()).writeInt(digests.count()).writeBytes(bytes).writeBytes(digests.macUnsafe()));
                 break;
             default:
                 throw new AssertionError(type);

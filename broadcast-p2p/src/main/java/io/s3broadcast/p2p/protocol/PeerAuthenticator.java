@@ -24,6 +24,9 @@ import javax.crypto.spec.SecretKeySpec;
  * here is the empty key): any peer in insecure mode passes, and a node with a secret refuses a node without one
  * and the other way round, before any MAC is checked.
  *
+ * <p>The same key signs {@link Digests} (see {@link #digestsMac}), so a digest list cannot be altered on the
+ * way after the handshake on a link without TLS.
+ *
  * <p>The secret never leaves this object: {@link #toString()} does not show it.
  */
 public final class PeerAuthenticator {
@@ -32,6 +35,7 @@ public final class PeerAuthenticator {
     public static final int MIN_SECRET_BYTES = 16;
 
     private static final byte[] LABEL = "s3broadcast-auth-v2".getBytes(StandardCharsets.US_ASCII);
+    private static final byte[] DIGESTS_LABEL = "s3broadcast-digests-v2".getBytes(StandardCharsets.US_ASCII);
     private static final String ALGORITHM = "HmacSHA256";
 
     private final SecretKeySpec key;
@@ -75,10 +79,37 @@ public final class PeerAuthenticator {
                 .put((byte) verifierId.length).put(verifierId)
                 .put(prover.nonceUnsafe()).put(verifier.nonceUnsafe())
                 .putLong(objectSize).putInt(pieceSize).putInt(maxFrameLength).putShort((short) listenPort);
+        return hmac(input.array());
+    }
+
+    /**
+     * The MAC of a {@link Digests} that {@code vouchingNodeId} sends in {@code group}:
+     *
+     * <pre>
+     *   HMAC-SHA256(secret, "s3broadcast-digests-v2" || group || vouchingNodeId || first || count || digests)
+     * </pre>
+     *
+     * with group and the node id each preceded by their UTF-8 length (one byte), first and count as int32.
+     */
+    byte[] digestsMac(String group, String vouchingNodeId, int first, byte[] digests) {
+        byte[] g = group.getBytes(StandardCharsets.UTF_8);
+        byte[] id = vouchingNodeId.getBytes(StandardCharsets.UTF_8);
+        ByteBuffer input = ByteBuffer.allocate(DIGESTS_LABEL.length + 2 + g.length + id.length + 8 + digests.length);
+        input.put(DIGESTS_LABEL).put((byte) g.length).put(g).put((byte) id.length).put(id)
+                .putInt(first).putInt(digests.length / Digests.DIGEST_BYTES).put(digests);
+        return hmac(input.array());
+    }
+
+    /** Whether {@code d}, vouched for by {@code vouchingNodeId} in {@code group}, carries the right MAC; constant time. */
+    boolean verifyDigests(String group, String vouchingNodeId, Digests d) {
+        return MessageDigest.isEqual(digestsMac(group, vouchingNodeId, d.first(), d.bytesUnsafe()), d.macUnsafe());
+    }
+
+    private byte[] hmac(byte[] input) {
         try {
             Mac mac = Mac.getInstance(ALGORITHM);
             mac.init(key);
-            return mac.doFinal(input.array());
+            return mac.doFinal(input);
         } catch (GeneralSecurityException e) {
             throw new IllegalStateException("HmacSHA256 is not available: " + e, e);
         }

@@ -101,6 +101,19 @@ public final class PeerPipeline {
         return listenPort;
     }
 
+    /**
+     * The {@code DIGESTS} this node ({@code nodeId}) sends for pieces {@code [first, first + count)}, signed with
+     * the group secret (insecure: the empty key).
+     */
+    public Digests signDigests(int first, byte[] digests) {
+        return new Digests(first, digests, authenticator.digestsMac(group, nodeId, first, digests));
+    }
+
+    /** Whether {@code d} carries the MAC that {@code vouchingNodeId}, holding the group secret, would have made. */
+    public boolean verify(Digests d, String vouchingNodeId) {
+        return authenticator.verifyDigests(group, vouchingNodeId, d);
+    }
+
     /** Whether this node authenticates peers with a secret (false: insecure). */
     public boolean authenticated() {
         return authenticator.authenticated();

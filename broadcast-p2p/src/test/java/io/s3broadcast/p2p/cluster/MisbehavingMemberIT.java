@@ -132,7 +132,7 @@ class MisbehavingMemberIT {
             List<Liar> liars = new ArrayList<>();
             List<String> expected = List.of("before its BITFIELD", "second BITFIELD", "sent DONE holding 0 of " + pieces,
                     "claims 1 works left while it lacks only 0 pieces", "GIVE_WORK_RESPONSE 77 that this node did not ask for",
-                    "did not answer");
+                    "DIGESTS for pieces [0, " + pieces + ") whose MAC does not match the group secret", "did not answer");
             List<Function<PieceLayout, List<PeerMessage>>> scripts = List.of(
                     l -> List.of(new Have(0)),
                     l -> List.of(BitfieldMessage.of(l.pieceCount(), p -> false), BitfieldMessage.of(l.pieceCount(), p -> false)),
@@ -140,9 +140,13 @@ class MisbehavingMemberIT {
                     l -> List.of(BitfieldMessage.of(l.pieceCount(), p -> true), new WorksLeft(1)),
                     l -> List.of(BitfieldMessage.of(l.pieceCount(), p -> false),
                             new GiveWorkResponse(77, List.of(new PieceRun(0, 1)))),
+                    // True digests whose MAC was not made with the group secret (forged, or altered on the way).
+                    l -> List.of(BitfieldMessage.of(l.pieceCount(), p -> false), new Digests(0,
+                            trueDigests(object, l, s3, group, "liar-5").bytes(), new byte[Digests.MAC_BYTES])),
                     // Claims every piece, vouches for them with their true digests (a node asks only for pieces a
                     // member vouched for: it comes as the member that never started), unchokes, and never answers.
-                    l -> List.of(BitfieldMessage.of(l.pieceCount(), p -> true), trueDigests(object, l, s3),
+                    l -> List.of(BitfieldMessage.of(l.pieceCount(), p -> true), trueDigests(object, l, s3, group,
+                                    NodeInfo.idFor("127.0.0.1", ports.get(1))),
                             new WorksLeft(0), Unchoke.INSTANCE));
             for (int i = 0; i < scripts.size(); i++) {
                 Liar liar = new Liar(scripts.get(i));
@@ -156,10 +160,11 @@ class MisbehavingMemberIT {
                 Goodbye g = liar.goodbye.get(30, TimeUnit.SECONDS);
                 ch.close();
                 assertThat(g).as("liar %d", i).isNotNull();
-                assertThat(g.reason()).as("liar %d: %s", i, g.detail()).isEqualTo(Goodbye.Reason.MISBEHAVIOUR);
+                assertThat(g.reason()).as("liar %d: %s", i, g.detail())
+                        .isEqualTo(i == 5 ? Goodbye.Reason.BAD_PIECE : Goodbye.Reason.MISBEHAVIOUR);
                 assertThat(g.detail()).contains(expected.get(i));
             }
-            assertThat(liars.get(5).requested).as("the staller was asked for pieces").isNotEmpty();
+            assertThat(liars.get(6).requested).as("the staller was asked for pieces").isNotEmpty();
 
             CompletedFetch done = handle.completionFuture().get(120, TimeUnit.SECONDS);
             assertThat(Swarm.sha256(done.path())).isEqualTo(object.sha256());
@@ -169,15 +174,16 @@ class MisbehavingMemberIT {
         }
     }
 
-    /** DIGESTS of every piece of {@code object}, as a member that read it from S3 would send them. */
-    private static Digests trueDigests(StoredObject object, PieceLayout layout, S3Fixture s3) {
+    /** DIGESTS of every piece of {@code object}, as member {@code id} that read it from S3 would send them, signed. */
+    private static Digests trueDigests(StoredObject object, PieceLayout layout, S3Fixture s3, String group, String id) {
         byte[] data = s3.getBytes(object.key());
         byte[] all = new byte[layout.pieceCount() * Sha256.BYTES];
         for (int p = 0; p < layout.pieceCount(); p++) {
             byte[] d = Sha256.of(java.nio.ByteBuffer.wrap(data, (int) layout.offset(p), layout.length(p)));
             System.arraycopy(d, 0, all, p * Sha256.BYTES, Sha256.BYTES);
         }
-        return new Digests(0, all);
+        return PeerPipeline.builder().group(group).nodeId(id).layout(layout)
+                .secret(SECRET.getBytes(StandardCharsets.UTF_8)).build().signDigests(0, all);
     }
 
     private static List<Integer> freePorts() throws java.io.IOException {

@@ -180,4 +180,33 @@ class MessageValuesTest {
         assertThatThrownBy(() -> b.handshakeTimeout(java.time.Duration.ZERO)).isInstanceOf(IllegalArgumentException.class);
         assertThatThrownBy(() -> b.listenPort(70_000)).isInstanceOf(IllegalArgumentException.class);
     }
+
+    @Test
+    void digestsAreSignedWithTheGroupSecretAndAnyChangeOrOtherSignerIsRefused() {
+        byte[] secret = "a group secret of 32 bytes......".getBytes(StandardCharsets.UTF_8);
+        PeerPipeline alice = PeerPipeline.builder().group(GROUP).nodeId("alice").layout(LAYOUT).secret(secret).build();
+        PeerPipeline bob = PeerPipeline.builder().group(GROUP).nodeId("bob").layout(LAYOUT).secret(secret).build();
+        byte[] digests = new byte[3 * Digests.DIGEST_BYTES];
+        Arrays.fill(digests, (byte) 7);
+        Digests signed = alice.signDigests(4, digests);
+
+        assertThat(bob.verify(signed, "alice")).as("the vouching node's own MAC").isTrue();
+        assertThat(bob.verify(signed, "mallory")).as("claimed for another node").isFalse();
+        byte[] altered = digests.clone();
+        altered[40] ^= 1;
+        assertThat(bob.verify(new Digests(4, altered, signed.macUnsafe()), "alice")).as("a digest altered").isFalse();
+        assertThat(bob.verify(new Digests(5, digests, signed.macUnsafe()), "alice")).as("moved to other pieces").isFalse();
+        byte[] otherSecret = "another secret, also 32 bytes...".getBytes(StandardCharsets.UTF_8);
+        PeerPipeline carol = PeerPipeline.builder().group(GROUP).nodeId("carol").layout(LAYOUT).secret(otherSecret).build();
+        assertThat(carol.verify(signed, "alice")).as("checked with another secret").isFalse();
+        PeerPipeline otherGroup = PeerPipeline.builder().group("another-group").nodeId("dave").layout(LAYOUT)
+                .secret(secret).build();
+        assertThat(otherGroup.verify(signed, "alice")).as("replayed into another group").isFalse();
+
+        PeerPipeline insecureA = PeerPipeline.builder().group(GROUP).nodeId("alice").layout(LAYOUT).insecure().build();
+        PeerPipeline insecureB = PeerPipeline.builder().group(GROUP).nodeId("bob").layout(LAYOUT).insecure().build();
+        assertThat(insecureB.verify(insecureA.signDigests(4, digests), "alice")).as("insecure: the empty key").isTrue();
+        assertThat(bob.verify(insecureA.signDigests(4, digests), "alice")).as("empty key against a secret").isFalse();
+        assertThatThrownBy(() -> new Digests(0, digests, new byte[31])).isInstanceOf(IllegalArgumentException.class);
+    }
 }
