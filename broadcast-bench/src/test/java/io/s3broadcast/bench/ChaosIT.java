@@ -28,12 +28,8 @@ class ChaosIT {
     @ParameterizedTest
     @ValueSource(strings = {"stranger", "wrong-secret", "tls-untrusted", "half-open"})
     void theDefenceHolds(String scenario, @TempDir Path dir) throws Exception {
-        BenchCliIT.Run run = BenchCliIT.execute("chaos", "--scenario", scenario, "--nodes", "2", "--size", "3MiB",
-                "--handshake-timeout", "2s", "--node-timeout", "2m", "--work-dir", dir.toString());
-        List<JsonNode> lines = run.jsonLines();
-        assertThat(lines).as(run.out()).hasSize(1);
-        JsonNode r = lines.get(0);
-        assertThat(r.path("scenario").asText()).isEqualTo(scenario);
+        BenchCliIT.Run run = chaos(scenario, dir);
+        JsonNode r = run.jsonLines().get(0);
         assertThat(r.path("nodes").asInt()).isEqualTo(2);
         assertThat(r.path("attempts").asInt()).as(run.out()).isPositive();
         assertThat(r.path("adversaryObjectBytes").asLong()).as(run.out()).isZero();
@@ -53,12 +49,8 @@ class ChaosIT {
     @ParameterizedTest
     @ValueSource(strings = {"liar-stranger", "liar-stranger-no-digest", "liar-member", "liar-member-no-digest"})
     void theLiarIsBannedAndTheHonestNodesPublishTheExactObject(String scenario, @TempDir Path dir) throws Exception {
-        BenchCliIT.Run run = BenchCliIT.execute("chaos", "--scenario", scenario, "--nodes", "2", "--size", "3MiB",
-                "--handshake-timeout", "2s", "--node-timeout", "2m", "--work-dir", dir.toString());
-        List<JsonNode> lines = run.jsonLines();
-        assertThat(lines).as(run.out()).hasSize(1);
-        JsonNode r = lines.get(0);
-        assertThat(r.path("scenario").asText()).isEqualTo(scenario);
+        BenchCliIT.Run run = chaos(scenario, dir);
+        JsonNode r = run.jsonLines().get(0);
         assertThat(r.path("liarReached").asInt()).as(run.out()).isEqualTo(2);
         assertThat(r.path("liarBannedBy").asInt()).as(run.out()).isEqualTo(2);
         assertThat(r.path("honestByteExact").asBoolean()).as(run.out()).isTrue();
@@ -72,5 +64,15 @@ class ChaosIT {
         }
         assertThat(r.path("passed").asBoolean()).as(run.out()).isTrue();
         assertThat(run.exitCode()).isZero();
+    }
+
+    /** Runs one scenario with 2 nodes and a 3 MiB object; checks it printed one JSON line, for that scenario. */
+    private static BenchCliIT.Run chaos(String scenario, Path dir) throws Exception {
+        BenchCliIT.Run run = BenchCliIT.execute("chaos", "--scenario", scenario, "--nodes", "2", "--size", "3MiB",
+                "--handshake-timeout", "2s", "--node-timeout", "2m", "--work-dir", dir.toString());
+        List<JsonNode> lines = run.jsonLines();
+        assertThat(lines).as(run.out()).hasSize(1);
+        assertThat(lines.get(0).path("scenario").asText()).isEqualTo(scenario);
+        return run;
     }
 }

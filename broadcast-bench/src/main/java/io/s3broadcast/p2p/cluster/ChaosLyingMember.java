@@ -1,8 +1,6 @@
 package io.s3broadcast.p2p.cluster;
 
 import com.google.common.base.Ticker;
-import io.netty.channel.ChannelFuture;
-import io.netty.channel.ChannelHandlerContext;
 import io.s3broadcast.Strategy;
 import io.s3broadcast.spi.ClusterConfig;
 import io.s3broadcast.spi.ClusterRun;
@@ -14,21 +12,15 @@ import io.s3broadcast.spi.PeerLimits;
 import io.s3broadcast.spi.PeerSecurity;
 import io.s3broadcast.spi.PieceLayout;
 import io.s3broadcast.spi.PieceStore;
-import io.s3broadcast.spi.Sha256;
 import io.s3broadcast.spi.SourceConfig;
 import io.s3broadcast.spi.SourceListener;
-import java.io.IOException;
-import java.io.UncheckedIOException;
 import java.net.InetSocketAddress;
 import java.net.URI;
-import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ServiceLoader;
-import java.util.Set;
-import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
 import software.amazon.awssdk.auth.credentials.DefaultCredentialsProvider;
 import software.amazon.awssdk.regions.Region;
@@ -82,7 +74,7 @@ public final class ChaosLyingMember {
                 "127.0.0.1", null, expected, Duration.ofMinutes(2), 4, Duration.ofMinutes(10), Duration.ofSeconds(10),
                 4, 8, PeerSecurity.fromRegistry().withSecret(secret.getBytes(StandardCharsets.UTF_8)),
                 PeerLimits.defaults(), Ticker.systemTicker());
-        PeerCluster cluster = PeerCluster.start(config, null, new Corrupting());
+        PeerCluster cluster = PeerCluster.start(config, null, FaultHooks.corruptingOwnPieces());
         ClusterRun run = cluster.start(new ClusterTask(Strategy.OVERLAP, info, store, source, new SourceListener() { }));
         System.err.println("lying member listening on 127.0.0.1:" + port);
         try {
@@ -93,33 +85,6 @@ public final class ChaosLyingMember {
             cluster.close();
             store.close();
             source.close();
-        }
-    }
-
-    /** Flips a byte in the middle of every piece it vouches for, under the junk's own CRC32C and SHA-256. */
-    private static final class Corrupting implements PieceServing {
-        private final Set<Integer> vouched = ConcurrentHashMap.newKeySet();
-
-        @Override
-        public ChannelFuture write(ChannelHandlerContext ctx, PieceStore store, int piece) {
-            if (!vouched.contains(piece)) {
-                return PieceServing.HONEST.write(ctx, store, piece);
-            }
-            return FaultHooks.writeFlipped(ctx, store, piece, true);
-        }
-
-        @Override
-        public byte[] digest(PieceStore store, int piece, byte[] sha256) {
-            vouched.add(piece);
-            ByteBuffer b = ByteBuffer.allocate(store.layout().length(piece));
-            try {
-                store.readPiece(piece, b);
-            } catch (IOException e) {
-                throw new UncheckedIOException(e);
-            }
-            b.flip();
-            b.put(b.limit() / 2, (byte) (b.get(b.limit() / 2) ^ 0x5a));
-            return Sha256.of(b);
         }
     }
 }

@@ -51,4 +51,37 @@ final class FaultHooks {
             return ctx.newFailedFuture(e);
         }
     }
+
+    /**
+     * A member that lies: flips a byte in the middle of every piece it vouches for (those it read from S3 itself),
+     * under the junk's own CRC32C and SHA-256, and relays other nodes' pieces honestly, so only an end-to-end
+     * check can catch it. For tests and the bench's chaos runs, through {@link PeerCluster#start(
+     * io.s3broadcast.spi.ClusterConfig, software.amazon.awssdk.services.s3.S3AsyncClient, PieceServing)}.
+     */
+    static PieceServing corruptingOwnPieces() {
+        Set<Integer> vouched = ConcurrentHashMap.newKeySet();
+        return new PieceServing() {
+            @Override
+            public ChannelFuture write(ChannelHandlerContext ctx, PieceStore store, int piece) {
+                if (!vouched.contains(piece)) {
+                    return PieceServing.HONEST.write(ctx, store, piece);
+                }
+                return writeFlipped(ctx, store, piece, true);
+            }
+
+            @Override
+            public byte[] digest(PieceStore store, int piece, byte[] sha256) {
+                vouched.add(piece);
+                java.nio.ByteBuffer b = java.nio.ByteBuffer.allocate(store.layout().length(piece));
+                try {
+                    store.readPiece(piece, b);
+                } catch (IOException e) {
+                    throw new java.io.UncheckedIOException(e);
+                }
+                b.flip();
+                b.put(b.limit() / 2, (byte) (b.get(b.limit() / 2) ^ 0x5a));
+                return io.s3broadcast.spi.Sha256.of(b);
+            }
+        };
+    }
 }

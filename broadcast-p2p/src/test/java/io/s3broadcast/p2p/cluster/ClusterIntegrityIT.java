@@ -3,8 +3,6 @@ package io.s3broadcast.p2p.cluster;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.google.common.base.Ticker;
-import io.netty.channel.ChannelFuture;
-import io.netty.channel.ChannelHandlerContext;
 import io.s3broadcast.CompletedFetch;
 import io.s3broadcast.Strategy;
 import io.s3broadcast.spi.ClusterConfig;
@@ -17,15 +15,12 @@ import io.s3broadcast.spi.PeerLimits;
 import io.s3broadcast.spi.PeerSecurity;
 import io.s3broadcast.spi.PieceLayout;
 import io.s3broadcast.spi.PieceStore;
-import io.s3broadcast.spi.Sha256;
 import io.s3broadcast.spi.SourceConfig;
 import io.s3broadcast.spi.SourceListener;
 import io.s3broadcast.testkit.RealS3;
 import io.s3broadcast.testkit.S3Fixture;
 import io.s3broadcast.testkit.StoredObject;
-import java.io.IOException;
 import java.net.InetSocketAddress;
-import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -107,7 +102,7 @@ class ClusterIntegrityIT {
                     null, 3, Duration.ofSeconds(30), 4, Duration.ofSeconds(30), Duration.ofSeconds(10), 4, 8,
                     PeerSecurity.fromRegistry().withSecret(Swarm.SECRET.getBytes(StandardCharsets.UTF_8)),
                     PeerLimits.defaults(), Ticker.systemTicker());
-            PeerCluster cluster = PeerCluster.start(config, null, new Corrupting());
+            PeerCluster cluster = PeerCluster.start(config, null, FaultHooks.corruptingOwnPieces());
             ClusterRun run = cluster.start(new ClusterTask(Strategy.OVERLAP, info, store, source, new SourceListener() { }));
             return new LyingMember(cluster, source, store, run);
         }
@@ -118,36 +113,6 @@ class ClusterIntegrityIT {
             cluster.close();
             store.close();
             source.close();
-        }
-    }
-
-    /**
-     * Flips a byte in the middle of every piece it read from S3 itself (those it vouches for), under the junk's
-     * own CRC32C and SHA-256; relays other nodes' pieces honestly, so only an end-to-end check can catch it.
-     */
-    private static final class Corrupting implements PieceServing {
-        private final java.util.Set<Integer> vouched = java.util.concurrent.ConcurrentHashMap.newKeySet();
-
-        @Override
-        public ChannelFuture write(ChannelHandlerContext ctx, PieceStore store, int piece) {
-            if (!vouched.contains(piece)) {
-                return PieceServing.HONEST.write(ctx, store, piece);
-            }
-            return FaultHooks.writeFlipped(ctx, store, piece, true);
-        }
-
-        @Override
-        public byte[] digest(PieceStore store, int piece, byte[] sha256) {
-            vouched.add(piece);
-            ByteBuffer b = ByteBuffer.allocate(store.layout().length(piece));
-            try {
-                store.readPiece(piece, b);
-            } catch (IOException e) {
-                throw new java.io.UncheckedIOException(e);
-            }
-            b.flip();
-            b.put(b.limit() / 2, (byte) (b.get(b.limit() / 2) ^ 0x5a));
-            return Sha256.of(b);
         }
     }
 }
