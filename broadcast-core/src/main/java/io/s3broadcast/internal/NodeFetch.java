@@ -189,8 +189,10 @@ final class NodeFetch implements FetchHandle {
 
     /**
      * For a cluster fetch, binds the pieces taken from peers to S3 end to end: the whole file is read back
-     * against the object's MD5 or S3 checksum; on a mismatch the run reads every piece taken from peers
-     * again from S3, bans the peers that vouched for wrong ones and replaces their bytes. An object without a
+     * against the object's MD5 or S3 checksum. On a mismatch the guilty peer is looked for first: one piece per
+     * vouching peer is read again from S3 (a peer caught is banned and every piece taken on its word read again),
+     * and the file checked again; only if that does not mend it does the run read every piece taken from peers
+     * again from S3, ban the peers that vouched for wrong ones and replace their bytes. An object without a
      * digest a peer cannot forge gets a spot check of peer pieces against S3 first, within
      * {@link #SPOT_CHECK_SHARE} of its size. The flat tree reads everything from S3 and needs none of this.
      */
@@ -202,27 +204,54 @@ final class NodeFetch implements FetchHandle {
         ObjectInfo info = filled.info();
         long budget = ObjectVerifier.hasUnforgeableDigest(info) ? 0 : (long) (info.size() * SPOT_CHECK_SHARE);
         return run.spotCheck(budget)
-                .thenApplyAsync(r -> {
-                    try {
-                        return new Checked(filled.with(r), ObjectVerifier.check(store, info, true));
-                    } catch (IOException e) {
-                        throw new BroadcastException("cannot read back " + store.tempFile() + " to verify s3://"
-                                + info.bucket() + "/" + info.key() + ": " + e, e);
-                    }
-                }, executor)
+                .thenApplyAsync(r -> check(filled.with(r)), executor)
                 .thenCompose(c -> {
                     if (c.result().wholeObjectMismatch() == null) {
                         return CompletableFuture.completedFuture(c.filled());
                     }
-                    LOG.warn("{}; reading every piece taken from peers again from S3 to find and replace the wrong ones",
+                    LOG.warn("{}; reading one piece per vouching peer again from S3 to find the guilty peer first",
                             c.result().wholeObjectMismatch());
-                    return run.repair().thenApply(r -> {
-                        LOG.warn("s3://{}/{}: {} pieces read again from S3, {} replaced, peers banned for wrong pieces: {}",
-                                info.bucket(), info.key(), r.piecesChecked(), r.piecesRepaired(), r.bannedPeers());
-                        return c.filled().with(r);
-                    });
+                    int bannedBefore = c.filled().repair().bannedPeers().size();
+                    return run.spotCheck(ONE_PIECE_PER_PEER)
+                            .thenApplyAsync(r -> r.bannedPeers().size() > bannedBefore ? check(c.filled().with(r)) : null,
+                                    executor)
+                            .thenCompose(narrow -> {
+                                if (narrow != null && narrow.result().wholeObjectMismatch() == null) {
+                                    ClusterRun.Repair r = narrow.filled().repair();
+                                    LOG.warn("s3://{}/{}: mended by banning {} and reading the pieces taken on their word"
+                                            + " again ({} pieces read again from S3, {} replaced)", info.bucket(), info.key(),
+                                            r.bannedPeers(), r.piecesChecked(), r.piecesRepaired());
+                                    return CompletableFuture.completedFuture(narrow.filled());
+                                }
+                                LOG.warn("s3://{}/{}: {}; reading every piece taken from peers again from S3 to find and"
+                                        + " replace the wrong ones", info.bucket(), info.key(), narrow == null
+                                        ? "no peer was caught in a sample of one piece each" : "still wrong after the bans");
+                                return run.repair().thenApply(r -> {
+                                    LOG.warn("s3://{}/{}: {} pieces read again from S3, {} replaced, peers banned for wrong"
+                                            + " pieces: {}", info.bucket(), info.key(), r.piecesChecked(), r.piecesRepaired(),
+                                            r.bannedPeers());
+                                    return c.filled().with(r);
+                                });
+                            });
                 });
     }
+
+    /** Reads the file back against the object's digest. */
+    private Checked check(Filled filled) {
+        ObjectInfo info = filled.info();
+        try {
+            return new Checked(filled, ObjectVerifier.check(store, info, true));
+        } catch (IOException e) {
+            throw new BroadcastException("cannot read back " + store.tempFile() + " to verify s3://"
+                    + info.bucket() + "/" + info.key() + ": " + e, e);
+        }
+    }
+
+    /**
+     * A spot-check budget that buys exactly one piece per vouching peer (a positive budget takes one per peer
+     * first; this one, shared by the members, leaves nothing for more).
+     */
+    private static final long ONE_PIECE_PER_PEER = 1;
 
     private record Checked(Filled filled, ObjectVerifier.Result result) {
     }

@@ -49,7 +49,19 @@ class ClusterIntegrityIT {
             throws Exception {
         // Single-part: the ETag is the object's MD5 (and LocalStack adds a CRC32 checksum).
         StoredObject object = s3.putRandom(s3.key("object.bin"), (3L << 20) + 777, 31);
-        assertHonestNodesWinAgainstALyingMember(s3, object);
+        List<CompletedFetch> results = assertHonestNodesWinAgainstALyingMember(s3, object);
+        // The whole file failed its MD5; the guilty peer was found by one piece per vouching peer, so only the
+        // pieces taken on its word were read again, not every piece taken from peers (which made it 1.0 x each).
+        long fromS3 = results.stream().mapToLong(CompletedFetch::bytesFromS3).sum();
+        assertThat(fromS3).as("S3 bytes of both honest nodes").isLessThan(2 * object.size());
+    }
+
+    @Test
+    void aMemberThatCorruptsOnePieceIsCaughtEvenWhenTheSampleOfOnePiecePerPeerMissesIt(S3Fixture s3) throws Exception {
+        // One junk piece among the dozen it vouches for: the sample that looks for the guilty peer first
+        // usually misses it, and the node falls back to reading every piece taken from peers again.
+        StoredObject object = s3.putRandom(s3.key("one-bad.bin"), (3L << 20) + 777, 33);
+        assertHonestNodesWinAgainstALyingMember(s3, object, FaultHooks.corruptingOwnPieces(1));
     }
 
     @Test
@@ -60,18 +72,25 @@ class ClusterIntegrityIT {
         assertHonestNodesWinAgainstALyingMember(s3, object);
     }
 
-    private void assertHonestNodesWinAgainstALyingMember(S3Fixture s3, StoredObject object) throws Exception {
+    private List<CompletedFetch> assertHonestNodesWinAgainstALyingMember(S3Fixture s3, StoredObject object)
+            throws Exception {
+        return assertHonestNodesWinAgainstALyingMember(s3, object, FaultHooks.corruptingOwnPieces());
+    }
+
+    private List<CompletedFetch> assertHonestNodesWinAgainstALyingMember(S3Fixture s3, StoredObject object,
+            PieceServing lies) throws Exception {
         try (Swarm swarm = Swarm.withExtraMembers(s3, dir, Strategy.OVERLAP, 2, 1)) {
             int liarPort = swarm.ports.get(2);
             String liar = "127.0.0.1:" + liarPort;
             String registry = "static:" + swarm.ports.stream().map(p -> "127.0.0.1:" + p).collect(Collectors.joining(","));
-            try (LyingMember member = LyingMember.start(s3, dir.resolve("liar"), registry, liarPort, object)) {
+            try (LyingMember member = LyingMember.start(s3, dir.resolve("liar"), registry, liarPort, object, lies)) {
                 swarm.start(object);
                 List<CompletedFetch> results = swarm.awaitAll(object, List.of());
                 for (CompletedFetch r : results) {
                     assertThat(r.bannedPeers()).as("peers banned by a node").containsExactly(liar);
                     assertThat(r.piecesRepaired()).as("pieces repaired by a node").isPositive();
                 }
+                return results;
             }
         }
     }
@@ -90,7 +109,8 @@ class ClusterIntegrityIT {
             this.run = run;
         }
 
-        static LyingMember start(S3Fixture s3, Path dir, String registry, int port, StoredObject object) throws Exception {
+        static LyingMember start(S3Fixture s3, Path dir, String registry, int port, StoredObject object,
+                PieceServing lies) throws Exception {
             Files.createDirectories(dir);
             ObjectSource source = ServiceLoader.load(ObjectSourceProvider.class).findFirst().orElseThrow()
                     .create(new SourceConfig(null, s3.endpoint(), s3.region(), s3.credentialsProvider(), true, "netty", 4,
@@ -102,7 +122,7 @@ class ClusterIntegrityIT {
                     null, 3, Duration.ofSeconds(30), 4, Duration.ofSeconds(30), Duration.ofSeconds(10), 4, 8,
                     PeerSecurity.fromRegistry().withSecret(Swarm.SECRET.getBytes(StandardCharsets.UTF_8)),
                     PeerLimits.defaults(), Ticker.systemTicker());
-            PeerCluster cluster = PeerCluster.start(config, null, FaultHooks.corruptingOwnPieces());
+            PeerCluster cluster = PeerCluster.start(config, null, lies);
             ClusterRun run = cluster.start(new ClusterTask(Strategy.OVERLAP, info, store, source, new SourceListener() { }));
             return new LyingMember(cluster, source, store, run);
         }
