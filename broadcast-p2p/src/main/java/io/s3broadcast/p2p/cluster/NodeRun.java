@@ -1000,8 +1000,24 @@ final class NodeRun implements ClusterRun, GroupRouter.Target {
         choke.downloaded(from, length);
         if (arrival == Arrival.DIGEST_MISMATCH) {
             requests.requestFailed(from, index);
+            List<String> vouchers = vouches.hasOwn(index) ? List.of() : vouches.vouchers(index);
+            if (!vouchers.isEmpty() && !vouchers.contains(from) && members.containsKey(from)) {
+                // A member relays what it holds: S3's bytes, if it caught the voucher lying and repaired the piece
+                // before we did. S3 settles it (one piece): the voucher is banned if wrong, the relayer if not.
+                LOG.info("{}: piece {} from {} does not match the SHA-256 {} vouched for; asking S3 who is right",
+                        self, index, from, String.join(", ", vouchers));
+                recheck(bitOf(index)).whenComplete((v, e) -> execute(() -> {
+                    if (e == null && vouchers.stream().noneMatch(liars::contains)) {
+                        ban(from, String.format("relayed piece %d with SHA-256 %s, but S3 agrees with %s's %s", index,
+                                hex(sha), String.join(", ", vouchers), hex(expected)));
+                    }
+                    pumpAll();
+                }));
+                pumpAll();
+                return;
+            }
             ban(from, String.format("sent piece %d with SHA-256 %s, but %s read %s from S3", index, hex(sha),
-                    vouches.hasOwn(index) ? "this node" : String.join(", ", vouches.vouchers(index)), hex(expected)));
+                    vouches.hasOwn(index) ? "this node" : String.join(", ", vouchers), hex(expected)));
             pumpAll();
             return;
         }
