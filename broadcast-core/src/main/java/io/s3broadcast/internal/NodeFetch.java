@@ -203,7 +203,10 @@ final class NodeFetch implements FetchHandle {
         }
         ObjectInfo info = filled.info();
         long budget = ObjectVerifier.hasUnforgeableDigest(info) ? 0 : (long) (info.size() * SPOT_CHECK_SHARE);
+        // Small ranges miss a liar that corrupts a few bytes of each piece; one whole piece per vouching peer
+        // catches one that corrupts everything it vouches for, with certainty.
         return run.spotCheck(budget)
+                .thenCompose(r -> budget > 0 ? run.checkOnePiecePerPeer() : CompletableFuture.completedFuture(r))
                 .thenApplyAsync(r -> check(filled.with(r)), executor)
                 .thenCompose(c -> {
                     if (c.result().wholeObjectMismatch() == null) {
@@ -212,7 +215,7 @@ final class NodeFetch implements FetchHandle {
                     LOG.warn("{}; reading one piece per vouching peer again from S3 to find the guilty peer first",
                             c.result().wholeObjectMismatch());
                     int bannedBefore = c.filled().repair().bannedPeers().size();
-                    return run.spotCheck(ONE_PIECE_PER_PEER)
+                    return run.checkOnePiecePerPeer()
                             .thenApplyAsync(r -> r.bannedPeers().size() > bannedBefore ? check(c.filled().with(r)) : null,
                                     executor)
                             .thenCompose(narrow -> {
@@ -246,12 +249,6 @@ final class NodeFetch implements FetchHandle {
                     + info.bucket() + "/" + info.key() + ": " + e, e);
         }
     }
-
-    /**
-     * A spot-check budget that buys exactly one piece per vouching peer (a positive budget takes one per peer
-     * first; this one, shared by the members, leaves nothing for more).
-     */
-    private static final long ONE_PIECE_PER_PEER = 1;
 
     private record Checked(Filled filled, ObjectVerifier.Result result) {
     }

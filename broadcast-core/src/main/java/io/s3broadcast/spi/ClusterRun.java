@@ -39,6 +39,16 @@ public interface ClusterRun {
     }
 
     /**
+     * After the whole object failed its check against S3's digest, looks for the guilty peer before reading
+     * everything again: one whole piece per vouching peer, picked at random among those taken on its word, is
+     * read again from S3; a peer caught is banned and every piece taken on its word read again and replaced.
+     * Reports what the run's checks found so far.
+     */
+    default CompletableFuture<Repair> checkOnePiecePerPeer() {
+        return CompletableFuture.completedFuture(Repair.NONE);
+    }
+
+    /**
      * For an object without a digest S3 vouches for: reads a random sample of the pieces taken from peers
      * again from S3 (one per vouching peer, then up to this node's share of {@code budgetBytes}, the extra S3
      * bytes the whole cluster may read), bans any peer caught, and reads every piece taken on its word again.

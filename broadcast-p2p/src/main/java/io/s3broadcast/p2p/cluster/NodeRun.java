@@ -1323,6 +1323,31 @@ final class NodeRun implements ClusterRun, GroupRouter.Target {
     }
 
     /**
+     * One whole piece per vouching peer, taken on its word, read again from S3: a peer caught is banned and
+     * every piece taken on its word read again ({@link #recheck}).
+     */
+    @Override
+    public CompletableFuture<Repair> checkOnePiecePerPeer() {
+        CompletableFuture<Repair> result = new CompletableFuture<>();
+        execute(() -> {
+            Map<String, List<Integer>> byVoucher = new TreeMap<>();
+            for (int i = fromPeers.nextSetBit(0); i >= 0; i = fromPeers.nextSetBit(i + 1)) {
+                List<String> v = vouches.vouchers(i);
+                if (!v.isEmpty()) {
+                    byVoucher.computeIfAbsent(v.get(0), k -> new ArrayList<>()).add(i);
+                }
+            }
+            SecureRandom random = new SecureRandom();
+            BitSet sample = new BitSet();
+            byVoucher.values().forEach(pieces -> sample.set(pieces.get(random.nextInt(pieces.size()))));
+            LOG.info("{}: reading {} pieces again from S3, one per vouching peer, to find who lied", self,
+                    sample.cardinality());
+            settle(recheck(sample), result);
+        });
+        return result;
+    }
+
+    /**
      * Spot check, for an object without a digest S3 vouches for: random small ranges of the pieces taken from
      * peers, read again from S3 ({@link SpotCheck}), within this node's part of the cluster's {@code budgetBytes}
      * (divided by the members); a piece whose sample differs is read again whole, which bans the peer that
