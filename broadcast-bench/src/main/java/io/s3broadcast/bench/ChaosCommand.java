@@ -90,7 +90,7 @@ final class ChaosCommand implements Callable<Integer> {
             try (S3AsyncClient s3 = e.nettyClient(4).build()) {
                 eTag = s3.headObject(b -> b.bucket(testbed.bucket()).key(testbed.key())).join().eTag();
                 undigested = scenarios.stream().anyMatch(s -> s.name().endsWith(LyingScenario.UNDIGESTED))
-                        ? putMultipart(s3, testbed.bucket(), testbed.key() + ".multipart", Math.max(size, 6L << 20))
+                        ? putMultipart(s3, testbed.bucket(), testbed.key() + ".multipart", Math.max(size, LyingScenario.undigestedMinimum(nodes)))
                         : null;
             }
             Map<String, String> env = new HashMap<>();

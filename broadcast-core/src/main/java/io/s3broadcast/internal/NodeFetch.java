@@ -203,10 +203,7 @@ final class NodeFetch implements FetchHandle {
         }
         ObjectInfo info = filled.info();
         long budget = ObjectVerifier.hasUnforgeableDigest(info) ? 0 : (long) (info.size() * SPOT_CHECK_SHARE);
-        // Small ranges miss a liar that corrupts a few bytes of each piece; one whole piece per vouching peer
-        // catches one that corrupts everything it vouches for, with certainty.
         return run.spotCheck(budget)
-                .thenCompose(r -> budget > 0 ? run.checkOnePiecePerPeer() : CompletableFuture.completedFuture(r))
                 .thenApplyAsync(r -> check(filled.with(r)), executor)
                 .thenCompose(c -> {
                     if (c.result().wholeObjectMismatch() == null) {

@@ -26,6 +26,17 @@ public final class LyingScenario implements ChaosScenario {
     static final int PIECE_SIZE = 256 * 1024;
     static final long RANGE_SIZE = 1L << 20;
 
+    /**
+     * The smallest object without an end-to-end digest on which the spot check (2 % of the object in S3 reads,
+     * shared by the honest nodes and the lying member) buys every node one whole piece per vouching peer, so a
+     * member corrupting every piece it vouches for is caught for certain; below it, only by chance
+     * (docs/security.md).
+     */
+    public static long undigestedMinimum(int nodes) {
+        long members = nodes + 1L;
+        return (long) Math.ceil(members * (members - 1) * PIECE_SIZE / 0.02);
+    }
+
     private final boolean member;
     private final boolean undigested;
 

@@ -63,6 +63,7 @@ import java.security.SecureRandom;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.BitSet;
+import java.util.Collections;
 import java.util.HexFormat;
 import java.util.HashMap;
 import java.util.HashSet;
@@ -1348,11 +1349,12 @@ final class NodeRun implements ClusterRun, GroupRouter.Target {
     }
 
     /**
-     * Spot check, for an object without a digest S3 vouches for: random small ranges of the pieces taken from
-     * peers, read again from S3 ({@link SpotCheck}), within this node's part of the cluster's {@code budgetBytes}
-     * (divided by the members); a piece whose sample differs is read again whole, which bans the peer that
-     * vouched for it and reads every piece taken on its word again. A budget of 0 checks nothing and reports
-     * what checks found so far.
+     * Spot check, for an object without a digest S3 vouches for, within this node's part of the cluster's
+     * {@code budgetBytes} (divided by the members): first one whole piece per vouching peer (in a random order,
+     * while the budget lasts), which catches for certain a peer that corrupts every piece it vouches for, even by
+     * one byte; then random small ranges of peer pieces with what is left ({@link SpotCheck}). A piece found
+     * wrong bans the peer that vouched for it and every piece taken on its word is read again. A budget of 0
+     * checks nothing and reports what checks found so far.
      */
     @Override
     public CompletableFuture<Repair> spotCheck(long budgetBytes) {
@@ -1364,19 +1366,32 @@ final class NodeRun implements ClusterRun, GroupRouter.Target {
                 byVoucher.computeIfAbsent(v.isEmpty() ? "" : v.get(0), k -> new ArrayList<>()).add(i);
             }
             long budget = budgetBytes <= 0 ? 0 : budgetBytes / (members.size() + 1);
-            List<SpotCheck.Sample> samples = SpotCheck.pick(byVoucher, layout, budget, new SecureRandom());
-            if (samples.isEmpty()) {
+            SecureRandom random = new SecureRandom();
+            List<List<Integer>> vouchers = new ArrayList<>(byVoucher.values());
+            Collections.shuffle(vouchers, random);
+            BitSet whole = new BitSet();
+            for (List<Integer> pieces : vouchers) {
+                int piece = pieces.get(random.nextInt(pieces.size()));
+                if (layout.length(piece) <= budget) {
+                    budget -= layout.length(piece);
+                    whole.set(piece);
+                }
+            }
+            List<SpotCheck.Sample> samples = SpotCheck.pick(byVoucher, layout, budget, random);
+            if (whole.isEmpty() && samples.isEmpty()) {
                 settle(CompletableFuture.completedFuture(null), result);
                 return;
             }
-            LOG.info("{}: spot check of {} samples of pieces taken from {} peers against S3", self, samples.size(),
-                    byVoucher.size());
+            LOG.info("{}: spot check of {} whole pieces and {} samples of pieces taken from {} peers against S3", self,
+                    whole.cardinality(), samples.size(), byVoucher.size());
+            CompletableFuture<Void> wholeChecked = recheck(whole);
             SpotCheck.run(samples, task.source(), task.object(), store, cluster.disk(), task.listener())
                     .whenComplete((wrong, e) -> execute(() -> {
                         Throwable cause = e instanceof CompletionException && e.getCause() != null ? e.getCause() : e;
                         if (cause instanceof UnsupportedOperationException) {
-                            LOG.warn("{}: no spot check of the pieces taken from peers: {}", self, cause.getMessage());
-                            settle(CompletableFuture.completedFuture(null), result);
+                            LOG.warn("{}: no spot check of ranges of the pieces taken from peers: {}", self,
+                                    cause.getMessage());
+                            settle(wholeChecked, result);
                         } else if (cause != null) {
                             result.completeExceptionally(cause);
                         } else {
@@ -1384,7 +1399,7 @@ final class NodeRun implements ClusterRun, GroupRouter.Target {
                                 LOG.warn("{}: the spot check found S3's bytes differ in pieces {} taken from peers",
                                         self, wrong);
                             }
-                            settle(recheck(wrong), result);
+                            settle(CompletableFuture.allOf(wholeChecked, recheck(wrong)), result);
                         }
                     }));
         });

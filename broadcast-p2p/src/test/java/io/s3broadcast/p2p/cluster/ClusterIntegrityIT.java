@@ -67,8 +67,9 @@ class ClusterIntegrityIT {
     @Test
     void aMemberServingJunkOnAMultipartObjectIsCaughtByItsEtagOrASpotCheck(S3Fixture s3) throws Exception {
         // Multipart: the ETag is the MD5 of the part MD5s, checkable once the part sizes are known (LocalStack);
-        // S3Proxy tells no part sizes and has no checksums, so nothing S3 says binds the bytes: the spot check.
-        StoredObject object = s3.putRandom(s3.key("multipart.bin"), S3Fixture.MULTIPART_THRESHOLD + (1L << 20) + 5, 32);
+        // S3Proxy tells no part sizes and has no checksums, so nothing S3 says binds the bytes: the spot check,
+        // whose 2 % (shared by 3 members) buys each node one whole 64 KiB piece per vouching peer at 24 MiB.
+        StoredObject object = s3.putRandom(s3.key("multipart.bin"), S3Fixture.MULTIPART_THRESHOLD + (8L << 20) + 5, 32);
         assertHonestNodesWinAgainstALyingMember(s3, object);
     }
 
