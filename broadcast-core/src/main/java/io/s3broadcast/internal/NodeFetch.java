@@ -126,6 +126,7 @@ final class NodeFetch implements FetchHandle {
 
     /** The destination already holds this object (its record matches the HEAD): nothing is read. */
     private CompletedFetch unchanged(Path destination, ObjectInfo info) {
+        tracker.unchanged(info.size());
         return result(destination, info, tracker.elapsed()).unchanged(true).build();
     }
 
