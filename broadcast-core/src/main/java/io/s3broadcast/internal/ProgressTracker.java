@@ -103,8 +103,43 @@ final class ProgressTracker implements SourceListener {
     @Override
     public void bytesReceived(long bytes) {
         bytesFromSource.addAndGet(bytes);
+        if (!listeners.isEmpty()) {
+            synchronized (this) {
+                tell(l -> l.bytesFromS3(bytes));
+            }
+        }
         if (batch != null) {
             batch.bytesReceived(bytes);
+        }
+    }
+
+    @Override
+    public void bytesFromPeers(long bytes) {
+        synchronized (this) {
+            tell(l -> l.bytesFromPeers(bytes));
+        }
+        if (batch != null) {
+            batch.bytesFromPeers(bytes);
+        }
+    }
+
+    @Override
+    public void peerConnected(String nodeId) {
+        synchronized (this) {
+            tell(l -> l.peerConnected(nodeId));
+        }
+        if (batch != null) {
+            batch.peerConnected(nodeId);
+        }
+    }
+
+    @Override
+    public void peerDisconnected(String nodeId) {
+        synchronized (this) {
+            tell(l -> l.peerDisconnected(nodeId));
+        }
+        if (batch != null) {
+            batch.peerDisconnected(nodeId);
         }
     }
 
