@@ -103,43 +103,34 @@ final class ProgressTracker implements SourceListener {
     @Override
     public void bytesReceived(long bytes) {
         bytesFromSource.addAndGet(bytes);
-        if (!listeners.isEmpty()) {
-            synchronized (this) {
-                tell(l -> l.bytesFromS3(bytes));
-            }
-        }
-        if (batch != null) {
-            batch.bytesReceived(bytes);
-        }
+        forward(l -> l.bytesFromS3(bytes), b -> b.bytesReceived(bytes));
     }
 
     @Override
     public void bytesFromPeers(long bytes) {
-        synchronized (this) {
-            tell(l -> l.bytesFromPeers(bytes));
-        }
-        if (batch != null) {
-            batch.bytesFromPeers(bytes);
-        }
+        forward(l -> l.bytesFromPeers(bytes), b -> b.bytesFromPeers(bytes));
     }
 
     @Override
     public void peerConnected(String nodeId) {
-        synchronized (this) {
-            tell(l -> l.peerConnected(nodeId));
-        }
-        if (batch != null) {
-            batch.peerConnected(nodeId);
-        }
+        forward(l -> l.peerConnected(nodeId), b -> b.peerConnected(nodeId));
     }
 
     @Override
     public void peerDisconnected(String nodeId) {
-        synchronized (this) {
-            tell(l -> l.peerDisconnected(nodeId));
+        forward(l -> l.peerDisconnected(nodeId), b -> b.peerDisconnected(nodeId));
+    }
+
+    /** Tells this fetch's listeners (one call at a time), then the batch's tracker, if any. */
+    private void forward(java.util.function.Consumer<FetchListener> call,
+            java.util.function.Consumer<ProgressTracker> toBatch) {
+        if (!listeners.isEmpty()) {
+            synchronized (this) {
+                tell(call);
+            }
         }
         if (batch != null) {
-            batch.peerDisconnected(nodeId);
+            toBatch.accept(batch);
         }
     }
 
