@@ -89,13 +89,19 @@ public interface Broadcast extends AutoCloseable {
     /**
      * Fetches every object under {@code prefix} in {@code bucket} (a dataset directory, a model's shards) into
      * {@code directory}, keeping the key's path below the prefix ({@code prefix/a/b.bin} goes to
-     * {@code directory/a/b.bin}). The objects are fetched at once on this broadcast's one S3 client (its
-     * connections shared between them) and, for cluster strategies, its one peer server; each is verified and
-     * committed like a single fetch, and skipped when unchanged. Completes with the results in key order, or
-     * with the first failure (the others are then cancelled). Keys ending in {@code /} are directory markers and
-     * are left out; a key that would land outside {@code directory} fails the whole call before anything is read.
+     * {@code directory/a/b.bin}), as one broadcast: the objects are fetched at once on this broadcast's one S3
+     * client (its connections shared between them) and, for cluster strategies, its one peer server; each is
+     * verified and committed like a single fetch (and, with the flat tree, skipped when unchanged). Keys ending in
+     * {@code /} are directory markers and are left out; a key that would land outside {@code directory} fails the
+     * whole call before anything is read.
+     *
+     * <p>One progress covers them all: the broadcast's listeners hear {@code fetchInitiated} once with the total
+     * size of the listed objects, {@code bytesTransferred} with that total as pieces of any object arrive,
+     * {@code fetchComplete} once per object, and {@code fetchFailed} once if the whole call fails;
+     * {@link FetchAllHandle#progress()} gives the same snapshot. Never throws for a failed fetch: the handle's
+     * future completes with the results in key order, or with the first failure (the others are then cancelled).
      */
-    CompletableFuture<java.util.List<CompletedFetch>> fetchAll(String bucket, String prefix, Path directory);
+    FetchAllHandle fetchAll(String bucket, String prefix, Path directory);
 
     /** Cancels fetches still under way and releases the S3 client (unless it was passed in) and threads. */
     @Override

@@ -17,6 +17,29 @@ public interface FetchListener {
     default void bytesTransferred(FetchProgress progress) {
     }
 
+    /**
+     * {@code bytes} more bytes arrived from S3, counted as they arrive (before their piece is complete; retried
+     * reads included). Called often: keep it cheap.
+     */
+    default void bytesFromS3(long bytes) {
+    }
+
+    /** A piece of {@code bytes} bytes arrived from a peer, checked, and is stored (cluster strategies). */
+    default void bytesFromPeers(long bytes) {
+    }
+
+    /**
+     * This node is now exchanging pieces with peer {@code nodeId} for this fetch (cluster strategies). Every call is
+     * followed, later, by one {@link #peerDisconnected} for the same peer, at the latest when the fetch stops
+     * serving peers (after its linger time, or on {@code close()}): counting the two gives the active peers.
+     */
+    default void peerConnected(String nodeId) {
+    }
+
+    /** The connection to peer {@code nodeId} for this fetch ended. */
+    default void peerDisconnected(String nodeId) {
+    }
+
     /** The object is at its path, verified. */
     default void fetchComplete(CompletedFetch result) {
     }

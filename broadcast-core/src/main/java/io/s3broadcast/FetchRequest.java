@@ -87,7 +87,9 @@ public final class FetchRequest {
     /**
      * Whether to fetch even when the destination already holds this object. Off by default: a destination
      * whose record (written beside it by an earlier fetch) matches the object's ETag, version id and size,
-     * and whose file is unchanged since, is not fetched again.
+     * and whose file is unchanged since, is not fetched again. That skip is the flat tree's: with a cluster
+     * strategy every node joins the broadcast and fetches (its share from S3, the rest from peers), so no node
+     * waits out {@code expectTimeout} for one that skipped.
      */
     public boolean force() {
         return force;

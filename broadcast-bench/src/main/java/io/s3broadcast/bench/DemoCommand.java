@@ -1,13 +1,19 @@
 package io.s3broadcast.bench;
 
+import io.s3broadcast.FetchAllHandle;
 import io.s3broadcast.FetchListener;
 import io.s3broadcast.FetchProgress;
 import io.s3broadcast.Strategy;
+import io.s3broadcast.testkit.S3Fixture;
+import io.s3broadcast.testkit.S3ProxyServer;
+import io.s3broadcast.testkit.StoredObject;
+import io.s3broadcast.testkit.TestCluster;
 import java.io.IOException;
 import java.io.PrintWriter;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
@@ -44,7 +50,8 @@ import picocli.CommandLine.Spec;
                     + " completion time and S3 bytes side by side, and one JSON line.",
         },
         footerHeading = "%nExample:%n",
-        footer = "  java -jar broadcast-bench.jar demo --nodes 4 --size 96MiB --strategy steal")
+        footer = "  java -jar broadcast-bench.jar demo --nodes 4 --size 96MiB --strategy steal%n"
+                + "  java -jar broadcast-bench.jar demo --nodes 3 --prefix dataset/ --objects 4 --size 8MiB")
 final class DemoCommand implements Callable<Integer> {
 
     private static final Logger LOG = LoggerFactory.getLogger(DemoCommand.class);
@@ -83,6 +90,15 @@ final class DemoCommand implements Callable<Integer> {
     @Option(names = "--no-progress", negatable = false, description = "No progress bar.")
     boolean noProgress;
 
+    @Option(names = "--prefix", paramLabel = "PREFIX",
+            description = "Instead of one object: --objects seeded objects of --size each under PREFIX (e.g. dataset/),"
+                    + " fetched by every node as one broadcast (Broadcast.fetchAll).")
+    String prefix;
+
+    @Option(names = "--objects", defaultValue = "4", paramLabel = "N",
+            description = "With --prefix: how many objects (default: ${DEFAULT-VALUE}).")
+    int objects;
+
     @Override
     public Integer call() throws Exception {
         if (size < 0) {
@@ -95,10 +111,26 @@ final class DemoCommand implements Callable<Integer> {
             throw new ParameterException(spec.commandLine(), "--strategy names the cluster strategy shown next to the"
                     + " flat tree: non-steal, steal or overlap");
         }
+        if (prefix != null) {
+            if (objects < 1) {
+                throw new ParameterException(spec.commandLine(), "--objects must be at least 1");
+            }
+            if (prefix.isEmpty() || !prefix.endsWith("/")) {
+                throw new ParameterException(spec.commandLine(), "--prefix is a folder-like prefix ending in /, e.g."
+                        + " dataset/");
+            }
+        }
         double loadBefore = Machine.loadAverage();
         Path dir = workDir != null ? Files.createTempDirectory(Files.createDirectories(workDir), "s3broadcast-demo-")
                 : Files.createTempDirectory("s3broadcast-demo-");
         PrintWriter out = spec.commandLine().getOut();
+        if (prefix != null) {
+            try {
+                return prefixDemo(out, dir, loadBefore);
+            } finally {
+                deleteIfEmpty(dir);
+            }
+        }
         try (Testbed testbed = Testbed.embedded(size, seed)) {
             LocalCluster.Options options = new LocalCluster.Options(nodes, Strategy.FLAT_TREE, tuning, -1, 0, 0,
                     Duration.ofSeconds(60), Duration.ofMinutes(10), security);
@@ -138,6 +170,62 @@ final class DemoCommand implements Callable<Integer> {
             return match ? 0 : 1;
         } finally {
             deleteIfEmpty(dir);
+        }
+    }
+
+    /**
+     * {@code --prefix}: {@code --objects} objects under the prefix on an embedded S3Proxy, fetched by every node with
+     * {@code fetchAll}, with the flat tree and with {@code --strategy}; every node's files checked.
+     */
+    private int prefixDemo(PrintWriter out, Path dir, double loadBefore) {
+        try (S3ProxyServer server = S3ProxyServer.start(); S3Fixture s3 = S3Fixture.create(server, "bench")) {
+            List<StoredObject> stored = new ArrayList<>();
+            for (int i = 0; i < objects; i++) {
+                stored.add(s3.putRandom(s3.key(prefix + "part-" + i + ".bin"), size, seed + i));
+            }
+            String fullPrefix = s3.key(prefix);
+            long total = size * objects;
+            Map<String, List<DemoPrefixReport.Node>> runs = new LinkedHashMap<>();
+            boolean match = true;
+            for (Strategy s : List.of(Strategy.FLAT_TREE, strategy)) {
+                String name = Converters.name(s);
+                LOG.info("{} nodes fetch s3://{}/{} ({} objects) with {}", nodes, s3.bucket(), fullPrefix, objects, name);
+                try (ClusterBar bar = noProgress ? null : new ClusterBar(name, nodes, total);
+                        TestCluster cluster = TestCluster.builder(s3).nodes(nodes).strategy(s)
+                                .directory(dir.resolve(name)).timeout(Duration.ofMinutes(10))
+                                .configure((i, b) -> {
+                                    tuning.applyTo(b);
+                                    security.applyTo(b);
+                                    if (bar != null) {
+                                        b.addListener(bar.listener(i));
+                                    }
+                                }).start()) {
+                    long started = System.nanoTime();
+                    List<FetchAllHandle> handles = new ArrayList<>();
+                    for (int i = 0; i < nodes; i++) {
+                        handles.add(cluster.node(i).fetchAll(s3.bucket(), fullPrefix, cluster.directory(i)));
+                    }
+                    List<DemoPrefixReport.Node> results = new ArrayList<>();
+                    for (int i = 0; i < nodes; i++) {
+                        results.add(DemoPrefixReport.Node.of(i, cluster.nodeId(i), handles.get(i), stored, started));
+                    }
+                    match &= results.stream().allMatch(DemoPrefixReport.Node::sha256Match);
+                    runs.put(s.name(), results);
+                }
+            }
+            DemoPrefixReport report = DemoPrefixReport.of(nodes, s3.bucket(), fullPrefix, objects, size, strategy,
+                    tuning.describe(), runs, match, Machine.current(loadBefore));
+            out.printf(Locale.ROOT, "%n%d nodes fetched %d objects under s3://%s/%s (%s) from s3proxy%n", nodes, objects,
+                    s3.bucket(), fullPrefix, ByteSize.format(total));
+            for (Map.Entry<String, List<DemoPrefixReport.Node>> e : runs.entrySet()) {
+                out.printf(Locale.ROOT, "  %-10s last node %8s s, S3 read the objects %.2f times%n",
+                        Converters.name(Strategy.valueOf(e.getKey())), orDash(DemoPrefixReport.slowest(e.getValue())),
+                        DemoPrefixReport.s3Reads(e.getValue(), total));
+            }
+            out.printf(Locale.ROOT, "  sha256             %s%n", match ? "ok on every node" : "MISMATCH");
+            out.println(Json.line(report));
+            out.flush();
+            return match ? 0 : 1;
         }
     }
 

@@ -2,6 +2,7 @@ package io.s3broadcast.bench;
 
 import io.s3broadcast.Broadcast;
 import io.s3broadcast.CompletedFetch;
+import io.s3broadcast.FetchAllHandle;
 import io.s3broadcast.FetchRequest;
 import io.s3broadcast.Strategy;
 import java.io.PrintWriter;
@@ -30,7 +31,8 @@ import software.amazon.awssdk.regions.Region;
         mixinStandardHelpOptions = true,
         sortOptions = false,
         headerHeading = "%n",
-        header = "Be one node of a cluster broadcast: fetch one object with the others, verify it, report.",
+        header = "Be one node of a cluster broadcast: fetch one object (or every object under a prefix) with the others,"
+                + " verify it, report.",
         description = {
             "%nRun this on every machine with the same --registry (and --bucket, --key, --strategy). Each node reads"
                     + " its share from S3 and the rest from the other nodes, puts the object in --out, checks its"
@@ -61,8 +63,13 @@ final class NodeCommand implements Callable<Integer> {
     @Option(names = "--bucket", required = true, description = "Bucket of the object.")
     String bucket;
 
-    @Option(names = "--key", required = true, description = "Key of the object.")
+    @Option(names = "--key", description = "Key of the object (or --prefix).")
     String key;
+
+    @Option(names = "--prefix", paramLabel = "PREFIX",
+            description = "Instead of --key: every object under PREFIX, as one broadcast (Broadcast.fetchAll), into"
+                    + " --out with the paths below the prefix kept; the JSON line has one entry per object and totals.")
+    String prefix;
 
     @Option(names = "--out", required = true, paramLabel = "DIR",
             description = "Directory the object goes into, named after the key's last segment.")
@@ -133,6 +140,15 @@ final class NodeCommand implements Callable<Integer> {
 
     @Override
     public Integer call() throws Exception {
+        if ((key == null) == (prefix == null)) {
+            throw new ParameterException(spec.commandLine(), "give one of --key (one object) or --prefix (every object"
+                    + " under it)");
+        }
+        if (prefix != null && (trials != 1 || strategies != null || results != null
+                || !method.equals("ours"))) {
+            throw new ParameterException(spec.commandLine(), "--prefix is for one broadcast with --method ours, not"
+                    + " --trials, --strategies, --results or --method transfer-manager");
+        }
         if (trials < 1) {
             throw new ParameterException(spec.commandLine(), "--trials must be at least 1");
         }
@@ -206,6 +222,9 @@ final class NodeCommand implements Callable<Integer> {
         if (!method.equals("ours")) {
             throw new ParameterException(spec.commandLine(), "--method is ours or transfer-manager, not '" + method + "'");
         }
+        if (prefix != null) {
+            return fetchPrefix(builder, stdout, id, dir, listenText, loadBefore);
+        }
         try (Broadcast broadcast = builder.build()) {
             NodeReport report;
             long ready = System.currentTimeMillis();
@@ -236,6 +255,46 @@ final class NodeCommand implements Callable<Integer> {
             if (results != null && resultPath != null) {
                 putResult(resultPath, id, Json.line(report));
             }
+            if (report.error() == null) {
+                LOG.info("node {}: done; serving peers that are not done for up to the linger time", id);
+            }
+            return report.error() == null ? 0 : 1;
+        }
+    }
+
+    /** {@code --prefix}: every object under it as one broadcast; one JSON line with each object and the totals. */
+    private int fetchPrefix(Broadcast.Builder builder, PrintWriter stdout, String id, Path dir, String listenText,
+            double loadBefore) throws Exception {
+        try (Broadcast broadcast = builder.build()) {
+            long ready = System.currentTimeMillis();
+            long start = awaitStartSignal(stdout);
+            NodePrefixReport report;
+            try {
+                FetchAllHandle handle = broadcast.fetchAll(bucket, prefix, dir);
+                java.util.List<CompletedFetch> done = handle.join();
+                long doneAt = System.currentTimeMillis();
+                java.util.List<NodePrefixReport.ObjectResult> objects = new java.util.ArrayList<>();
+                for (CompletedFetch f : done) {
+                    objects.add(new NodePrefixReport.ObjectResult(f.key(), f.eTag(), f.path().toAbsolutePath().toString(),
+                            f.size(), Sha256.of(f.path()), f.bytesFromS3(), f.bytesFromPeers(), seconds(f.duration()),
+                            f.checksumVerified(), f.unchanged()));
+                }
+                report = new NodePrefixReport("node", id, strategy != null ? strategy.name()
+                        : done.isEmpty() ? null : done.get(0).strategy().name(), registry, listenText, bucket, prefix,
+                        objects, NodePrefixReport.Totals.of(objects, (doneAt - start) / 1e3), tuning.describe(), null,
+                        Machine.current(loadBefore), process("ours", ready, start, doneAt));
+                stdout.printf(Locale.ROOT, "%nnode %s fetched %d objects under s3://%s/%s: %d bytes, %d from S3, %d from"
+                        + " peers%n", id, objects.size(), bucket, prefix, report.totals().size(),
+                        report.totals().bytesFromS3(), report.totals().bytesFromPeers());
+            } catch (RuntimeException e) {
+                Throwable cause = e instanceof CompletionException && e.getCause() != null ? e.getCause() : e;
+                LOG.error("node {}: the fetch of s3://{}/{}* failed", id, bucket, prefix, cause);
+                report = new NodePrefixReport("node", id, strategy != null ? strategy.name() : null, registry,
+                        listenText, bucket, prefix, null, null, tuning.describe(), String.valueOf(cause),
+                        Machine.current(loadBefore), process("ours", ready, start, null));
+            }
+            stdout.println(Json.line(report));
+            stdout.flush();
             if (report.error() == null) {
                 LOG.info("node {}: done; serving peers that are not done for up to the linger time", id);
             }

@@ -72,6 +72,37 @@ class BenchCliIT {
     }
 
     @Test
+    void demoWithAPrefixFetchesEveryObjectOnEveryNodeAsOneBroadcast() throws Exception {
+        Run run = execute("demo", "--nodes", "2", "--prefix", "dataset/", "--objects", "3", "--size", "300KiB",
+                "--piece-size", "64KiB", "--range-size", "128KiB", "--no-progress");
+
+        JsonNode json = run.json();
+        assertThat(json.path("command").asText()).isEqualTo("demo");
+        assertThat(json.path("prefix").asText()).endsWith("dataset/");
+        assertThat(json.path("objects").asInt()).isEqualTo(3);
+        assertThat(json.path("size").asLong()).isEqualTo(3L * 300 * 1024);
+        assertThat(json.path("sha256Match").asBoolean()).as("sha256Match: " + json).isTrue();
+        for (String strategy : List.of("FLAT_TREE", DemoCommand.DEFAULT_CLUSTER_STRATEGY.name())) {
+            JsonNode nodes = json.path("runs").path(strategy);
+            assertThat(nodes).hasSize(2);
+            long fromS3 = 0;
+            for (JsonNode n : nodes) {
+                assertThat(n.path("error").isNull()).as(n.toString()).isTrue();
+                assertThat(n.path("transferredBytes").asLong()).as("one progress total").isEqualTo(3L * 300 * 1024);
+                fromS3 += n.path("bytesFromS3").asLong();
+            }
+            long total = 3L * 300 * 1024;
+            if (strategy.equals("FLAT_TREE")) {
+                assertThat(fromS3).isGreaterThanOrEqualTo(2 * total);
+            } else {
+                assertThat(fromS3).isBetween(total, (long) (total * 1.1));
+            }
+        }
+        assertThat(run.out()).contains("sha256             ok on every node");
+        assertThat(run.exitCode()).isZero();
+    }
+
+    @Test
     void clusterRunsThreeNodesPerStrategyAndVerifiesEveryFile() throws Exception {
         List<String> strategies = List.of("flat", "non-steal", "steal", "overlap");
         Run run = execute("cluster", "--nodes", "3", "--size", "4MiB", "--strategies", String.join(",", strategies),

@@ -94,6 +94,56 @@ class NodeProcessesIT {
     }
 
     @Test
+    void twoNodeProcessesFetchEveryObjectUnderAPrefixAndReportEachAndTheTotals(S3Fixture s3, @TempDir Path dir)
+            throws Exception {
+        List<StoredObject> objects = List.of(s3.putRandom(s3.key("ds/a.bin"), 900_000, 21),
+                s3.putRandom(s3.key("ds/sub/b.bin"), 300_000, 22), s3.putRandom(s3.key("ds/c.bin"), 1_234, 23));
+        long total = objects.stream().mapToLong(StoredObject::size).sum();
+        List<Integer> ports = LocalCluster.freePorts(2);
+        String registry = "static:" + ports.stream().map(p -> "127.0.0.1:" + p).collect(Collectors.joining(","));
+        List<Node> nodes = new ArrayList<>();
+        for (int i = 0; i < 2; i++) {
+            int port = ports.get(i);
+            nodes.add(start(s3, dir, "prefix-" + i, List.of("node",
+                    "--endpoint", s3.endpoint().toString(), "--path-style", String.valueOf(s3.server().pathStyle()),
+                    "--bucket", s3.bucket(), "--prefix", s3.key("ds/"), "--out", dir.resolve("prefix-" + i).toString(),
+                    "--registry", registry, "--listen", "127.0.0.1:" + port, "--node-id", NodeInfo.idFor("127.0.0.1", port),
+                    "--expect", "2", "--expect-timeout", "90s", "--strategy", "overlap", "--piece-size", "64KiB",
+                    "--range-size", "128KiB", "--connections", "4", "--linger", "10s")));
+        }
+        long fromS3 = 0;
+        for (Node node : nodes) {
+            JsonNode json = node.awaitJson();
+            assertThat(json.path("error").isNull()).as(node.name + " error: " + json.path("error")).isTrue();
+            assertThat(json.path("prefix").asText()).isEqualTo(s3.key("ds/"));
+            JsonNode list = json.path("objects");
+            assertThat(list.size()).isEqualTo(3);
+            for (int i = 0; i < 3; i++) { // key order: a.bin, c.bin, sub/b.bin
+                StoredObject o = objects.get(new int[] {0, 2, 1}[i]);
+                assertThat(list.get(i).path("key").asText()).isEqualTo(o.key());
+                assertThat(list.get(i).path("sha256").asText()).as(node.name + " " + o.key()).isEqualTo(o.sha256());
+                assertThat(list.get(i).path("size").asLong()).isEqualTo(o.size());
+            }
+            assertThat(Path.of(list.get(2).path("path").asText())).endsWith(Path.of("sub", "b.bin"));
+            JsonNode totals = json.path("totals");
+            assertThat(totals.path("objects").asInt()).isEqualTo(3);
+            assertThat(totals.path("size").asLong()).isEqualTo(total);
+            assertThat(totals.path("bytesFromS3").asLong() + totals.path("bytesFromPeers").asLong())
+                    .isGreaterThanOrEqualTo(total);
+            fromS3 += totals.path("bytesFromS3").asLong();
+        }
+        assertThat(fromS3).as("bytes read from S3 by both nodes").isLessThanOrEqualTo((long) (total * 1.1));
+    }
+
+    @Test
+    void aNodeNeedsAKeyOrAPrefixNotBoth() throws Exception {
+        BenchCliIT.Run neither = BenchCliIT.execute("node", "--bucket", "b", "--out", "/tmp/x");
+        assertThat(neither.exitCode()).as("a usage error").isEqualTo(2);
+        BenchCliIT.Run both = BenchCliIT.execute("node", "--bucket", "b", "--key", "k", "--prefix", "p/", "--out", "/tmp/x");
+        assertThat(both.exitCode()).as("a usage error").isEqualTo(2);
+    }
+
+    @Test
     void nodesRepeatBroadcastsInLockStepAndReportGathersTheirResults(S3Fixture s3, @TempDir Path dir) throws Exception {
         StoredObject object = s3.putRandom(s3.key("trials.bin"), SIZE, 13);
         List<Integer> ports = LocalCluster.freePorts(2);

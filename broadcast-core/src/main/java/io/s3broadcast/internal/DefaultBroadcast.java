@@ -3,6 +3,7 @@ package io.s3broadcast.internal;
 import io.s3broadcast.Broadcast;
 import io.s3broadcast.BroadcastException;
 import io.s3broadcast.CompletedFetch;
+import io.s3broadcast.FetchAllHandle;
 import io.s3broadcast.FetchHandle;
 import io.s3broadcast.FetchListener;
 import io.s3broadcast.FetchRequest;
@@ -10,6 +11,7 @@ import io.s3broadcast.spi.ClusterStrategy;
 import io.s3broadcast.spi.ClusterStrategyProvider;
 import io.s3broadcast.spi.ObjectSource;
 import io.s3broadcast.spi.ObjectSourceProvider;
+import io.s3broadcast.spi.PieceLayout;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Iterator;
@@ -26,6 +28,7 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.ThreadFactory;
 import java.util.concurrent.atomic.AtomicInteger;
 import software.amazon.awssdk.services.s3.S3AsyncClient;
+import software.amazon.awssdk.services.s3.model.S3Object;
 
 /** A broadcast: one object source (S3 client) and threads shared by its fetches. */
 final class DefaultBroadcast implements Broadcast {
@@ -63,17 +66,19 @@ final class DefaultBroadcast implements Broadcast {
     public FetchHandle fetch(FetchRequest request) {
         List<FetchListener> listeners = new ArrayList<>(settings.listeners());
         listeners.addAll(request.listeners());
+        return start(request, new ProgressTracker(List.copyOf(listeners), settings.ticker()));
+    }
+
+    private NodeFetch start(FetchRequest request, ProgressTracker tracker) {
         ClusterStrategy clusterStrategy;
         try {
             clusterStrategy = request.strategy().orElse(settings.strategy()).isCluster() ? cluster() : null;
         } catch (RuntimeException e) {
-            NodeFetch failed = new NodeFetch(request, settings, source, null, executor,
-                    new ProgressTracker(List.copyOf(listeners), settings.ticker()));
+            NodeFetch failed = new NodeFetch(request, settings, source, null, executor, tracker);
             failed.fail(e);
             return failed;
         }
-        NodeFetch fetch = new NodeFetch(request, settings, source, clusterStrategy, executor,
-                new ProgressTracker(List.copyOf(listeners), settings.ticker()));
+        NodeFetch fetch = new NodeFetch(request, settings, source, clusterStrategy, executor, tracker);
         if (closed) {
             fetch.fail(new BroadcastException("this Broadcast is closed; build a new one to fetch " + request));
             return fetch;
@@ -89,64 +94,62 @@ final class DefaultBroadcast implements Broadcast {
     }
 
     @Override
-    public CompletableFuture<List<CompletedFetch>> fetchAll(String bucket, String prefix, Path directory) {
+    public FetchAllHandle fetchAll(String bucket, String prefix, Path directory) {
+        BatchFetch batch = new BatchFetch(new ProgressTracker(settings.listeners(), settings.ticker()));
         S3AsyncClient client = source.client().orElse(null);
         if (client == null) {
-            return CompletableFuture.failedFuture(new BroadcastException("fetchAll needs an S3 object source that can"
-                    + " list keys (io.s3broadcast:broadcast-s3)"));
+            batch.fail(new BroadcastException("fetchAll needs an S3 object source that can list keys"
+                    + " (io.s3broadcast:broadcast-s3)"));
+            return batch;
         }
         Path root = directory.toAbsolutePath().normalize();
-        List<String> keys = new ArrayList<>();
-        return client.listObjectsV2Paginator(b -> b.bucket(bucket).prefix(prefix))
+        List<S3Object> objects = new ArrayList<>();
+        client.listObjectsV2Paginator(b -> b.bucket(bucket).prefix(prefix))
                 .contents()
                 .subscribe(o -> {
                     if (!o.key().endsWith("/")) {
-                        keys.add(o.key());
+                        objects.add(o);
                     }
                 })
-                .exceptionally(e -> {
-                    throw new BroadcastException("cannot list s3://" + bucket + "/" + prefix + ": " + e.getMessage(), e);
-                })
-                .thenCompose(v -> {
-                    List<FetchRequest> requests = new ArrayList<>();
-                    for (String key : keys) {
-                        Path target = root.resolve(key.substring(prefix.length())).normalize();
-                        if (!target.startsWith(root) || target.equals(root)) {
-                            throw new BroadcastException("s3://" + bucket + "/" + key + " would land outside " + root
-                                    + ": fetch it on its own with a destination of your choice");
-                        }
-                        requests.add(FetchRequest.builder().bucket(bucket).key(key).destination(target).build());
+                .whenComplete((v, e) -> {
+                    if (e != null) {
+                        batch.fail(new BroadcastException("cannot list s3://" + bucket + "/" + prefix + ": "
+                                + e.getMessage(), e));
+                        return;
                     }
-                    return allOrFirstFailure(requests.stream().map(this::fetch).toList());
+                    try {
+                        batch.await(startAll(batch, bucket, prefix, root, objects));
+                    } catch (RuntimeException x) {
+                        batch.fail(x);
+                    }
                 });
+        return batch;
     }
 
-    /** The results in order once all are done; the first failure at once, the others then cancelled. */
-    private static CompletableFuture<List<CompletedFetch>> allOrFirstFailure(List<FetchHandle> handles) {
-        CompletableFuture<List<CompletedFetch>> all = new CompletableFuture<>();
-        AtomicInteger left = new AtomicInteger(handles.size());
-        for (FetchHandle h : handles) {
-            h.completionFuture().whenComplete((r, e) -> {
-                if (e != null) {
-                    Throwable cause = e instanceof java.util.concurrent.CompletionException && e.getCause() != null
-                            ? e.getCause() : e;
-                    if (all.completeExceptionally(cause)) {
-                        handles.forEach(FetchHandle::cancel);
-                    }
-                } else if (left.decrementAndGet() == 0) {
-                    all.complete(handles.stream().map(x -> x.completionFuture().join()).toList());
-                }
-            });
-        }
-        if (handles.isEmpty()) {
-            all.complete(List.of());
-        }
-        all.whenComplete((r, e) -> {
-            if (all.isCancelled()) {
-                handles.forEach(FetchHandle::cancel);
+    /** One fetch per listed object, each counted by the batch's tracker; nothing starts if a key is refused. */
+    private List<NodeFetch> startAll(BatchFetch batch, String bucket, String prefix, Path root, List<S3Object> objects) {
+        List<FetchRequest> requests = new ArrayList<>();
+        List<PieceLayout> listed = new ArrayList<>();
+        for (S3Object o : objects) {
+            Path target = root.resolve(o.key().substring(prefix.length())).normalize();
+            if (!target.startsWith(root) || target.equals(root)) {
+                throw new BroadcastException("s3://" + bucket + "/" + o.key() + " would land outside " + root
+                        + ": fetch it on its own with a destination of your choice");
             }
-        });
-        return all;
+            requests.add(FetchRequest.builder().bucket(bucket).key(o.key()).destination(target).build());
+            listed.add(new PieceLayout(o.size(), settings.pieceSize()));
+        }
+        if (batch.isDone()) {
+            return List.of();
+        }
+        ProgressTracker total = batch.tracker();
+        total.initiated(listed.stream().mapToLong(PieceLayout::objectSize).sum(),
+                listed.stream().mapToInt(PieceLayout::pieceCount).sum());
+        List<NodeFetch> fetches = new ArrayList<>();
+        for (int i = 0; i < requests.size(); i++) {
+            fetches.add(start(requests.get(i), total.part(List.of(), listed.get(i))));
+        }
+        return fetches;
     }
 
     /** The cluster strategy, made on first use: it binds the peer server. Null when broadcast-p2p is absent. */

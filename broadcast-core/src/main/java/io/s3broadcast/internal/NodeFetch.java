@@ -100,7 +100,9 @@ final class NodeFetch implements FetchHandle {
                 readOptions(request));
         inFlight = head;
         head.thenComposeAsync(info -> {
-                    if (!request.force() && FetchRecord.matches(destination, info)) {
+                    // On a cluster every node joins the broadcast, so none waits out expectTimeout for one that
+                    // skipped: the record is only used by the flat tree.
+                    if (!request.force() && !strategy.isCluster() && FetchRecord.matches(destination, info)) {
                         return CompletableFuture.completedFuture(unchanged(destination, info));
                     }
                     FetchRecord.forget(destination);
@@ -124,6 +126,7 @@ final class NodeFetch implements FetchHandle {
 
     /** The destination already holds this object (its record matches the HEAD): nothing is read. */
     private CompletedFetch unchanged(Path destination, ObjectInfo info) {
+        tracker.unchanged(info.size());
         return result(destination, info, tracker.elapsed()).unchanged(true).build();
     }
 

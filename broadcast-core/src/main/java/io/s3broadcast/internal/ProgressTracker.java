@@ -15,7 +15,9 @@ import org.slf4j.LoggerFactory;
 
 /**
  * Counts a fetch's progress and tells its listeners, one call at a time, catching what they throw.
- * The rate is over a sliding window of recent piece completions.
+ * The rate is over a sliding window of recent piece completions. For {@code fetchAll} one tracker counts the
+ * whole set ({@link #batch}) and each object's tracker ({@link #part}) passes what it counts on to it, so the
+ * listeners see one total over all objects.
  */
 final class ProgressTracker implements SourceListener {
 
@@ -30,14 +32,43 @@ final class ProgressTracker implements SourceListener {
     private final long[] windowNanos = new long[WINDOW];
     private final long[] windowBytes = new long[WINDOW];
     private int windowCount;
+    private final ProgressTracker batch;
+    private final long listedBytes;
+    private final int listedPieces;
     private volatile PieceLayout layout;
+    private long totalBytes = -1;
+    private int totalPieces = -1;
     private long transferredBytes;
     private int completedPieces;
 
     ProgressTracker(List<FetchListener> listeners, Ticker ticker) {
+        this(listeners, ticker, null, 0, 0);
+    }
+
+    private ProgressTracker(List<FetchListener> listeners, Ticker ticker, ProgressTracker batch, long listedBytes,
+            int listedPieces) {
         this.listeners = listeners;
         this.ticker = ticker;
         this.startNanos = ticker.read();
+        this.batch = batch;
+        this.listedBytes = listedBytes;
+        this.listedPieces = listedPieces;
+    }
+
+    /**
+     * The tracker of one object of this batch, listed with {@code layout}: it tells {@code listeners} (the
+     * request's own) about the object and passes bytes and pieces on to this one, whose listeners hear the total.
+     */
+    ProgressTracker part(List<FetchListener> listeners, PieceLayout listed) {
+        return new ProgressTracker(listeners, ticker, this, listed.objectSize(), listed.pieceCount());
+    }
+
+    /** Starts a batch of objects listed with these sizes: one {@code fetchInitiated} with their total. */
+    synchronized void initiated(long totalBytes, int totalPieces) {
+        this.totalBytes = totalBytes;
+        this.totalPieces = totalPieces;
+        FetchProgress p = snapshot();
+        tell(l -> l.fetchInitiated(p));
     }
 
     Duration elapsed() {
@@ -54,19 +85,67 @@ final class ProgressTracker implements SourceListener {
 
     synchronized void initiated(PieceLayout layout) {
         this.layout = layout;
+        this.totalBytes = layout.objectSize();
+        this.totalPieces = layout.pieceCount();
         FetchProgress p = snapshot();
         tell(l -> l.fetchInitiated(p));
+        if (batch != null) {
+            batch.resized(layout.objectSize() - listedBytes, layout.pieceCount() - listedPieces);
+        }
+    }
+
+    /** An object of the batch is not the size it was listed with (it changed in between). */
+    private synchronized void resized(long bytes, int pieces) {
+        totalBytes += bytes;
+        totalPieces += pieces;
     }
 
     @Override
     public void bytesReceived(long bytes) {
         bytesFromSource.addAndGet(bytes);
+        forward(l -> l.bytesFromS3(bytes), b -> b.bytesReceived(bytes));
     }
 
     @Override
-    public synchronized void pieceStored(int piece) {
-        completedPieces++;
-        transferredBytes += layout.length(piece);
+    public void bytesFromPeers(long bytes) {
+        forward(l -> l.bytesFromPeers(bytes), b -> b.bytesFromPeers(bytes));
+    }
+
+    @Override
+    public void peerConnected(String nodeId) {
+        forward(l -> l.peerConnected(nodeId), b -> b.peerConnected(nodeId));
+    }
+
+    @Override
+    public void peerDisconnected(String nodeId) {
+        forward(l -> l.peerDisconnected(nodeId), b -> b.peerDisconnected(nodeId));
+    }
+
+    /** Tells this fetch's listeners (one call at a time), then the batch's tracker, if any. */
+    private void forward(java.util.function.Consumer<FetchListener> call,
+            java.util.function.Consumer<ProgressTracker> toBatch) {
+        if (!listeners.isEmpty()) {
+            synchronized (this) {
+                tell(call);
+            }
+        }
+        if (batch != null) {
+            toBatch.accept(batch);
+        }
+    }
+
+    @Override
+    public void pieceStored(int piece) {
+        int length = layout.length(piece);
+        stored(length, 1);
+        if (batch != null) {
+            batch.stored(length, 1);
+        }
+    }
+
+    private synchronized void stored(long bytes, int pieces) {
+        completedPieces += pieces;
+        transferredBytes += bytes;
         int slot = windowCount++ % WINDOW;
         windowNanos[slot] = ticker.read();
         windowBytes[slot] = transferredBytes;
@@ -81,18 +160,32 @@ final class ProgressTracker implements SourceListener {
                 cause.toString());
     }
 
-    synchronized void completed(CompletedFetch result) {
-        tell(l -> l.fetchComplete(result));
+    /** The destination already holds the object ({@code size} bytes): it counts whole towards a batch's total. */
+    void unchanged(long size) {
+        if (batch != null) {
+            batch.resized(size - listedBytes, 0);
+            batch.stored(size, listedPieces);
+        }
     }
 
+    /** The fetch is done; a batch's listeners hear of each object's result. */
+    void completed(CompletedFetch result) {
+        synchronized (this) {
+            tell(l -> l.fetchComplete(result));
+        }
+        if (batch != null) {
+            batch.completed(result);
+        }
+    }
+
+    /** The fetch failed; a batch hears of its own failure once, through its own tracker. */
     synchronized void failed(Throwable cause) {
         tell(l -> l.fetchFailed(cause));
     }
 
     synchronized FetchProgress snapshot() {
-        PieceLayout l = layout;
-        return new FetchProgress(l == null ? -1 : l.objectSize(), transferredBytes, l == null ? -1 : l.pieceCount(),
-                completedPieces, bytesFromSource.get(), elapsed(), rate());
+        return new FetchProgress(totalBytes, transferredBytes, totalPieces, completedPieces, bytesFromSource.get(),
+                elapsed(), rate());
     }
 
     private double rate() {

@@ -10,13 +10,20 @@ import java.util.Optional;
  * class path (unless {@code metrics(false)} or {@code s3broadcast.metrics=false}); for another registry add
  * {@code listener(registry)} with {@code Broadcast.Builder.addListener}.
  *
- * <p>Meters, each recorded when a fetch ends (tag {@code strategy}; on the timer also {@code outcome}:
+ * <p>Meters recorded live, as the fetch goes:
+ * <ul>
+ *   <li>{@code s3broadcast.fetch.bytes} (counter, base unit bytes, tag {@code source} = {@code s3} or {@code peers}):
+ *       bytes from S3 as they arrive (retried reads included), bytes from peers as each checked piece is stored;</li>
+ *   <li>{@code s3broadcast.peers.active} (gauge): peer connections exchanging pieces for fetches under way or
+ *       lingering to serve peers, over every broadcast recording in the registry.</li>
+ * </ul>
+ *
+ * <p>Meters recorded when a fetch ends (tag {@code strategy}; on the timer also {@code outcome}:
  * {@code fetched} or {@code unchanged}):
  * <ul>
  *   <li>{@code s3broadcast.fetch} (timer): wall time of each fetch;</li>
  *   <li>{@code s3broadcast.fetch.phase} (timer, tag {@code phase} = {@code 1} or {@code 2}): time in phase 1 (this
  *       node's share from S3) and phase 2 (the rest, from peers);</li>
- *   <li>{@code s3broadcast.fetch.bytes} (counter, tag {@code source} = {@code s3} or {@code peers});</li>
  *   <li>{@code s3broadcast.fetch.pieces.stolen} and {@code s3broadcast.fetch.pieces.repaired} (counters);</li>
  *   <li>{@code s3broadcast.fetch.peers.banned} (counter);</li>
  *   <li>{@code s3broadcast.fetch.failures} (counter, tag {@code kind}: the {@code BroadcastException} subclass,

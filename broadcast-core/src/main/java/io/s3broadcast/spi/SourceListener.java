@@ -12,6 +12,18 @@ public interface SourceListener {
     default void bytesReceived(long bytes) {
     }
 
+    /** A piece of {@code bytes} bytes from a peer was checked and stored (told before its {@link #pieceStored}). */
+    default void bytesFromPeers(long bytes) {
+    }
+
+    /** A peer connection of this run began exchanging pieces. */
+    default void peerConnected(String nodeId) {
+    }
+
+    /** A peer connection of this run ended; one call for each {@link #peerConnected}, at the latest when the run stops. */
+    default void peerDisconnected(String nodeId) {
+    }
+
     /** A piece is written and recorded in the store. */
     default void pieceStored(int piece) {
     }

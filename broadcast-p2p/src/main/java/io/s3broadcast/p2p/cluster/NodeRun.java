@@ -562,6 +562,7 @@ final class NodeRun implements ClusterRun, GroupRouter.Target {
         }
         Peer p = new Peer(id, h, pieceCount);
         peers.put(id, p);
+        task.listener().peerConnected(id);
         pendingSince.remove(id);
         dialAttempts.remove(id);
         choke.peerConnected(id);
@@ -600,8 +601,9 @@ final class NodeRun implements ClusterRun, GroupRouter.Target {
         stealing.peerLeft(id);
         choke.peerLeft(id);
         if (closing) {
-            return;
+            return; // finish() told the listener
         }
+        task.listener().peerDisconnected(id);
         if (!p.done) {
             LOG.info("{}: lost {} before it was done; its requests go elsewhere", self, id);
         }
@@ -1050,6 +1052,7 @@ final class NodeRun implements ClusterRun, GroupRouter.Target {
         if (stored) {
             bytesFromPeers += length;
             exchangedWith.add(from);
+            task.listener().bytesFromPeers(length);
             task.listener().pieceStored(index);
             stored(index, from);
         } else {
@@ -1745,6 +1748,9 @@ final class NodeRun implements ClusterRun, GroupRouter.Target {
             return;
         }
         closing = true;
+        for (String id : peers.keySet()) {
+            task.listener().peerDisconnected(id); // their disconnected() calls come after closing, and say nothing
+        }
         if (!completion.isDone()) {
             completion.completeExceptionally(new CancellationException("the cluster run was stopped"));
         }

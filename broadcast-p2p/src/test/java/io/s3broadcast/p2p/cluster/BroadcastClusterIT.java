@@ -31,7 +31,7 @@ class BroadcastClusterIT {
   void aWholePrefixOnEveryNode(S3Fixture s3, TestCluster cluster) {
     StoredObject first = s3.putRandom(s3.key("ds/part-0"), 2 << 20, 3);
     StoredObject second = s3.putRandom(s3.key("ds/part-1"), 3 << 20, 4);
-    List<java.util.concurrent.CompletableFuture<List<CompletedFetch>>> runs = new java.util.ArrayList<>();
+    List<io.s3broadcast.FetchAllHandle> runs = new java.util.ArrayList<>();
     for (int i = 0; i < cluster.size(); i++) {
       runs.add(cluster.node(i).fetchAll(s3.bucket(), s3.key("ds/"), cluster.directory(i).resolve("ds")));
     }
