@@ -132,7 +132,7 @@ final class FleetCommand implements Callable<Integer> {
     Path workDir;
 
     @Option(names = "--calibrate",
-            description = "Check the instrument instead of running contenders: link rates (within 5%), the proxy's"
+            description = "Check the instrument instead of running contenders: link rates (within 5%%), the proxy's"
                     + " per-request rates against the profile's distribution, one node's flat fetch against the"
                     + " profile's prediction.")
     boolean calibrate;

@@ -6,6 +6,7 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Optional;
 import java.util.concurrent.TimeUnit;
 
 /**
@@ -85,7 +86,11 @@ final class FleetProcesses {
                 if (System.nanoTime() > deadline) {
                     break;
                 }
-                processes.stream().filter(Process::isAlive).findFirst().orElseThrow().waitFor(100, TimeUnit.MILLISECONDS);
+                // The last ones may have exited since they were counted: then the loop ends on its next pass.
+                Optional<Process> alive = processes.stream().filter(Process::isAlive).findFirst();
+                if (alive.isPresent()) {
+                    alive.get().waitFor(100, TimeUnit.MILLISECONDS);
+                }
             }
         }
         List<T> out = new ArrayList<>();
