@@ -11,6 +11,10 @@ import io.s3broadcast.testkit.S3Fixture;
 import io.s3broadcast.testkit.SeededData;
 import io.s3broadcast.testkit.StoredObject;
 import io.s3broadcast.testkit.TestCluster;
+import io.s3broadcast.testkit.proxy.Fault;
+import io.s3broadcast.testkit.proxy.FaultProxy;
+import io.s3broadcast.testkit.proxy.Rule;
+import java.net.InetSocketAddress;
 import java.nio.file.Path;
 import java.security.MessageDigest;
 import java.util.Base64;
@@ -114,6 +118,39 @@ class FetchRequestOptionsIT {
                     .expectedBucketOwner("111122223333")).join())
                     .isInstanceOf(CompletionException.class)
                     .cause().isInstanceOf(BroadcastException.AccessDenied.class);
+        }
+    }
+
+    /**
+     * Neither test server checks bucket owners, so a proxy in front of the real one plays S3's part: it refuses
+     * every request that names another owner. The fetch that names it fails as access denied (the header is on
+     * the HEAD), one that names none succeeds through the same proxy; with the refusal only on GETs, the header
+     * must be on every ranged GET too.
+     */
+    @Test
+    void theExpectedOwnerReachesEveryRequest(S3Fixture s3) throws Exception {
+        StoredObject object = s3.putRandom(s3.key("owner.bin"), SIZE, 6);
+        FaultProxy proxy = s3.closeAfterTest(FaultProxy.start(
+                new InetSocketAddress("127.0.0.1", s3.endpoint().getPort())));
+        Rule refuseOthers = Rule.matching(h -> h.header("x-amz-expected-bucket-owner").filter("999999999999"::equals)
+                        .isPresent())
+                .inject(Fault.status(403, "AccessDenied", "Access Denied"));
+        proxy.add(refuseOthers);
+        try (Broadcast b = s3.broadcastBuilder().endpoint(proxy.endpoint()).destinationDirectory(dir)
+                .rangeSize(1 << 20).build()) {
+            assertThatThrownBy(() -> b.fetch(r -> r.bucket(s3.bucket()).key(object.key())
+                    .expectedBucketOwner("999999999999")).join())
+                    .isInstanceOf(CompletionException.class)
+                    .cause().isInstanceOf(BroadcastException.AccessDenied.class);
+            CompletedFetch plain = b.fetch(r -> r.bucket(s3.bucket()).key(object.key()).force(true)).join();
+            assertThat(TestCluster.sha256(plain.path())).isEqualTo(object.sha256());
+
+            proxy.remove(refuseOthers);
+            proxy.add(Rule.forGets().where(h -> h.header("x-amz-expected-bucket-owner").isEmpty())
+                    .inject(Fault.status(403, "AccessDenied", "a GET without the expected owner")));
+            CompletedFetch owned = b.fetch(r -> r.bucket(s3.bucket()).key(object.key()).force(true)
+                    .expectedBucketOwner("111122223333")).join();
+            assertThat(TestCluster.sha256(owned.path())).isEqualTo(object.sha256());
         }
     }
 
