@@ -31,6 +31,9 @@ import software.amazon.awssdk.services.s3.S3AsyncClient;
 @Command(name = "chaos",
         mixinStandardHelpOptions = true,
         sortOptions = false,
+        headerHeading = "%n",
+        header = "Attack real node processes (strangers, wrong secrets, untrusted TLS, half-open connections, lying"
+                + " peers) and check that every defence holds.",
         description = {
             "%nStarts S3Proxy in this JVM with a seeded random object of --size bytes, then for each scenario starts"
                     + " --nodes honest `node` processes (one JVM each, a static registry on loopback, a random group"

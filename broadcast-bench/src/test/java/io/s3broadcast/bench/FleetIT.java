@@ -61,7 +61,11 @@ class FleetIT {
             assertThat(r.path("sha256Match").asBoolean()).as(c + " byte-exact on every node").isTrue();
             assertThat(r.path("tStar").path("seconds").asDouble()).isCloseTo(SIZE / 20e6, org.assertj.core.data.Offset.offset(0.01));
             assertThat(r.path("tStar").path("binds").asText()).isEqualTo("download");
-            assertThat(r.path("slowestOverTStar").asDouble()).as(c + " slowest / T*").isGreaterThanOrEqualTo(0.95);
+            // No node beats the floor, but for what a link lets through at once: tc's small burst (netns), or the
+            // in-process link's token bucket, which starts full with a tenth of a second at its rate (2 MB of this
+            // 4 MiB object at 20 MB/s), so there the floor is 1 - 0.1 s * D / S of T*.
+            double floor = level.equals("netns") ? 0.95 : 1 - 0.1 * 20e6 / SIZE - 0.05;
+            assertThat(r.path("slowestOverTStar").asDouble()).as(c + " slowest / T*").isGreaterThanOrEqualTo(floor);
             JsonNode trial = r.path("runs").get(0);
             assertFields(trial, FleetTrial.class);
             assertThat(trial.path("nodes")).hasSize(NODES);
