@@ -63,6 +63,7 @@ import java.security.SecureRandom;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.BitSet;
+import java.util.Collection;
 import java.util.Collections;
 import java.util.HexFormat;
 import java.util.HashMap;
@@ -1326,6 +1327,38 @@ final class NodeRun implements ClusterRun, GroupRouter.Target {
         return result;
     }
 
+    /** Key of {@link #piecesByVoucher()} for pieces from peers that nobody vouches for any more. */
+    private static final String UNVOUCHED = "";
+
+    /** The pieces taken from peers, by the peer that first vouched for each ({@link #UNVOUCHED} for none). */
+    private Map<String, List<Integer>> piecesByVoucher() {
+        Map<String, List<Integer>> byVoucher = new TreeMap<>();
+        for (int i = fromPeers.nextSetBit(0); i >= 0; i = fromPeers.nextSetBit(i + 1)) {
+            List<String> v = vouches.vouchers(i);
+            byVoucher.computeIfAbsent(v.isEmpty() ? UNVOUCHED : v.get(0), k -> new ArrayList<>()).add(i);
+        }
+        return byVoucher;
+    }
+
+    /**
+     * One random piece of each list, the lists in a random order, as long as their lengths fit in
+     * {@code budgetBytes} (a piece that does not fit is passed over).
+     */
+    private BitSet onePieceEach(Collection<List<Integer>> lists, SecureRandom random, long budgetBytes) {
+        List<List<Integer>> order = new ArrayList<>(lists);
+        Collections.shuffle(order, random);
+        BitSet picked = new BitSet();
+        long left = budgetBytes;
+        for (List<Integer> pieces : order) {
+            int piece = pieces.get(random.nextInt(pieces.size()));
+            if (layout.length(piece) <= left) {
+                left -= layout.length(piece);
+                picked.set(piece);
+            }
+        }
+        return picked;
+    }
+
     /**
      * One whole piece per vouching peer, taken on its word, read again from S3: a peer caught is banned and
      * every piece taken on its word read again ({@link #recheck}).
@@ -1334,16 +1367,9 @@ final class NodeRun implements ClusterRun, GroupRouter.Target {
     public CompletableFuture<Repair> checkOnePiecePerPeer() {
         CompletableFuture<Repair> result = new CompletableFuture<>();
         execute(() -> {
-            Map<String, List<Integer>> byVoucher = new TreeMap<>();
-            for (int i = fromPeers.nextSetBit(0); i >= 0; i = fromPeers.nextSetBit(i + 1)) {
-                List<String> v = vouches.vouchers(i);
-                if (!v.isEmpty()) {
-                    byVoucher.computeIfAbsent(v.get(0), k -> new ArrayList<>()).add(i);
-                }
-            }
-            SecureRandom random = new SecureRandom();
-            BitSet sample = new BitSet();
-            byVoucher.values().forEach(pieces -> sample.set(pieces.get(random.nextInt(pieces.size()))));
+            Map<String, List<Integer>> byVoucher = piecesByVoucher();
+            byVoucher.remove(UNVOUCHED);
+            BitSet sample = onePieceEach(byVoucher.values(), new SecureRandom(), Long.MAX_VALUE);
             LOG.info("{}: reading {} pieces again from S3, one per vouching peer, to find who lied", self,
                     sample.cardinality());
             settle(recheck(sample), result);
@@ -1363,22 +1389,12 @@ final class NodeRun implements ClusterRun, GroupRouter.Target {
     public CompletableFuture<Repair> spotCheck(long budgetBytes) {
         CompletableFuture<Repair> result = new CompletableFuture<>();
         execute(() -> {
-            Map<String, List<Integer>> byVoucher = new TreeMap<>();
-            for (int i = fromPeers.nextSetBit(0); i >= 0; i = fromPeers.nextSetBit(i + 1)) {
-                List<String> v = vouches.vouchers(i);
-                byVoucher.computeIfAbsent(v.isEmpty() ? "" : v.get(0), k -> new ArrayList<>()).add(i);
-            }
+            Map<String, List<Integer>> byVoucher = piecesByVoucher();
             long budget = budgetBytes <= 0 ? 0 : budgetBytes / (members.size() + 1);
             SecureRandom random = new SecureRandom();
-            List<List<Integer>> vouchers = new ArrayList<>(byVoucher.values());
-            Collections.shuffle(vouchers, random);
-            BitSet whole = new BitSet();
-            for (List<Integer> pieces : vouchers) {
-                int piece = pieces.get(random.nextInt(pieces.size()));
-                if (layout.length(piece) <= budget) {
-                    budget -= layout.length(piece);
-                    whole.set(piece);
-                }
+            BitSet whole = onePieceEach(byVoucher.values(), random, budget);
+            for (int i = whole.nextSetBit(0); i >= 0; i = whole.nextSetBit(i + 1)) {
+                budget -= layout.length(i);
             }
             List<SpotCheck.Sample> samples = SpotCheck.pick(byVoucher, layout, budget, random);
             if (whole.isEmpty() && samples.isEmpty()) {
