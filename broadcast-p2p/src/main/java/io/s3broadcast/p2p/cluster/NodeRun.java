@@ -2,7 +2,6 @@ package io.s3broadcast.p2p.cluster;
 
 import com.google.common.base.Ticker;
 import io.netty.bootstrap.Bootstrap;
-import io.netty.buffer.ByteBuf;
 import io.netty.channel.Channel;
 import io.netty.channel.ChannelFuture;
 import io.netty.channel.ChannelFutureListener;
@@ -54,18 +53,12 @@ import io.s3broadcast.spi.PieceLayout;
 import io.s3broadcast.spi.PieceRun;
 import io.s3broadcast.spi.PieceStore;
 import io.s3broadcast.spi.PeerSecurity;
-import io.s3broadcast.spi.Sha256;
 import io.s3broadcast.spi.SourceListener;
-import java.io.IOException;
-import java.nio.ByteBuffer;
 import java.time.Duration;
 import java.security.SecureRandom;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.BitSet;
-import java.util.Collection;
-import java.util.Collections;
-import java.util.HexFormat;
 import java.util.HashMap;
 import java.util.HashSet;
 import java.util.List;
@@ -133,18 +126,13 @@ final class NodeRun implements ClusterRun, GroupRouter.Target {
     private final PieceServing serving;
     /** First-hand digests: this node's own S3 reads and what peers vouched for. */
     private final Vouches vouches;
-    /** Pieces stored from peers (accepted on a peer's digest), not read from S3 by this node. */
-    private final BitSet fromPeers = new BitSet();
-    /** Pieces being read again from S3 to settle a dispute or repair. */
-    private final BitSet checking = new BitSet();
-    /** The rounds of checks from S3 under way: a later check of the same pieces waits for them. */
-    private final Map<CompletableFuture<Void>, BitSet> checks = new HashMap<>();
-    /** Peers banned for a wrong piece or digest, for the result. */
-    private final Set<String> liars = new TreeSet<>();
-    private int piecesRepaired;
-    private int piecesChecked;
-    /** Pieces not to be served: stored but under a check from S3 (their bytes may be replaced). */
-    private final Set<Integer> quarantine = ConcurrentHashMap.newKeySet();
+    /** The integrity rules: DIGESTS, pieces from peers, disputes settled by S3, repairs and spot checks. */
+    private final DigestExchange digests;
+    private final PieceReceiver receiver;
+    private final Disputes disputes;
+    private final Repairs repairs;
+    /** Pieces not to be served: stored but under a check from S3 (a view of {@link Disputes#quarantine}). */
+    private final Set<Integer> quarantine;
 
     // Read from other threads.
     private volatile boolean closing;
@@ -152,7 +140,8 @@ final class NodeRun implements ClusterRun, GroupRouter.Target {
     private volatile PeerPipeline pipeline;
     private volatile NodeRegistry registry;
     private volatile NodeRegistry.Watch watch;
-    private final Set<String> banned = ConcurrentHashMap.newKeySet();
+    /** Peers not served, asked or taken back: broke a rule, or lied ({@link BanList}). */
+    private final BanList banned;
     private final Set<String> exchangedWith = ConcurrentHashMap.newKeySet();
     private final Set<Channel> channels = ConcurrentHashMap.newKeySet();
 
@@ -162,7 +151,6 @@ final class NodeRun implements ClusterRun, GroupRouter.Target {
     private final Map<String, Long> pendingSince = new HashMap<>();
     private final Map<String, Integer> dialAttempts = new HashMap<>();
     private final Set<String> dialing = new HashSet<>();
-    private final Map<String, Integer> strikes = new HashMap<>();
     /** Remote hosts whose failed authentication was logged (once each). */
     private final Set<String> authFailuresLogged = ConcurrentHashMap.newKeySet();
     private boolean begun;
@@ -225,6 +213,77 @@ final class NodeRun implements ClusterRun, GroupRouter.Target {
         this.vouches = new Vouches(pieceCount);
         store.keepDigests();
         this.group = GroupId.of(task.object().bucket(), task.object().key(), task.object().eTag(), config.groupName());
+        this.banned = new BanList(BAN_THRESHOLD, () -> self, this::sentence);
+        this.disputes = new Disputes(() -> self, group.toString(), store, vouches, this::expected, banned,
+                pieces -> SourceCheck.fetch(task, pieces), this::execute, cluster.disk(), new Disputes.Run() {
+                    @Override
+                    public void pieceAdded(int piece) {
+                        task.listener().pieceStored(piece);
+                        stored(piece, null);
+                    }
+
+                    @Override
+                    public void checksEnded() {
+                        if (!closing && !complete && requests.isComplete()) {
+                            complete();
+                        }
+                    }
+
+                    @Override
+                    public void failed(Throwable error) {
+                        fail(error);
+                    }
+                });
+        this.quarantine = disputes.quarantine();
+        this.digests = new DigestExchange(store, vouches, members::containsKey, serving,
+                (first, d) -> pipeline.signDigests(first, d), (d, peer) -> pipeline.verify(d, peer), disputes);
+        this.receiver = new PieceReceiver(() -> self, store, this::expected, vouches, members::containsKey, banned,
+                disputes, cluster.disk(), this::execute, new PieceReceiver.Run() {
+                    @Override
+                    public boolean closing() {
+                        return closing;
+                    }
+
+                    @Override
+                    public void failed(Throwable error) {
+                        fail(error);
+                    }
+
+                    @Override
+                    public void downloaded(String peer, int length) {
+                        choke.downloaded(peer, length);
+                    }
+
+                    @Override
+                    public void requestFailed(String peer, int piece) {
+                        requests.requestFailed(peer, piece);
+                    }
+
+                    @Override
+                    public void stored(String peer, int piece, int length) {
+                        bytesFromPeers += length;
+                        exchangedWith.add(peer);
+                        task.listener().bytesFromPeers(length);
+                        task.listener().pieceStored(piece);
+                        NodeRun.this.stored(piece, peer);
+                    }
+
+                    @Override
+                    public void pump(String peer) {
+                        Peer p = peers.get(peer);
+                        if (p != null) {
+                            NodeRun.this.pump(p);
+                        }
+                    }
+
+                    @Override
+                    public void pumpAll() {
+                        NodeRun.this.pumpAll();
+                    }
+                });
+        this.repairs = new Repairs(() -> self, layout, vouches, disputes, members::size, SecureRandom::new,
+                samples -> SpotCheck.run(samples, task.source(), task.object(), store, cluster.disk(), task.listener()),
+                this::execute);
         this.loop = cluster.nextLoop();
         this.ticker = config.ticker();
         this.startNanos = ticker.read();
@@ -548,7 +607,7 @@ final class NodeRun implements ClusterRun, GroupRouter.Target {
             return;
         }
         if (banned.contains(id)) {
-            goodbye(h, liars.contains(id) ? Goodbye.Reason.BAD_PIECE : Goodbye.Reason.PROTOCOL_ERROR, "banned");
+            goodbye(h, banned.isLiar(id) ? Goodbye.Reason.BAD_PIECE : Goodbye.Reason.PROTOCOL_ERROR, "banned");
             return;
         }
         if (peers.containsKey(id)) {
@@ -738,11 +797,8 @@ final class NodeRun implements ClusterRun, GroupRouter.Target {
             advertiseWorks();
             pumpPhase1();
         } else if (msg instanceof Digests d) {
-            if (pipeline.verify(d, p.id)) {
-                digestsReceived(p, d);
-            } else {
-                ban(p.id, String.format("sent DIGESTS for pieces [%d, %d) whose MAC does not match the group secret"
-                        + " (forged, or altered on the way: use TLS on untrusted links)", d.first(), d.first() + d.count()));
+            if (digests.received(p.id, d)) {
+                pumpAll();
             }
         } else if (msg instanceof Goodbye g) {
             LOG.debug("{}: {} says goodbye: {} {}", self, p.id, g.reason(), g.detail());
@@ -924,10 +980,9 @@ final class NodeRun implements ClusterRun, GroupRouter.Target {
         }
     }
 
-    /** A piece arrived from {@code p}: checked and written off the event loop, then {@link #pieceChecked}. */
+    /** A piece arrived from {@code p}: dropped unless asked for, else checked and stored ({@link PieceReceiver}). */
     private void pieceArrived(Peer p, Piece piece) {
         int index = piece.piece();
-        String from = p.id;
         if (!p.asked.get(index)) {
             // Not asked for, or cancelled since: dropped, so what a peer can make this node hold is bounded
             // by the requests it has outstanding to that peer.
@@ -935,523 +990,43 @@ final class NodeRun implements ClusterRun, GroupRouter.Target {
             return;
         }
         unask(p, index);
-        byte[] expected = expected(index);
-        try {
-            cluster.disk().execute(() -> {
-                Arrival arrival = Arrival.CRC_MISMATCH;
-                byte[] sha = null;
-                Throwable error = null;
-                try {
-                    if (piece.data().readableBytes() == layout.length(index) && piece.crcMatches()) {
-                        ByteBuf data = piece.data();
-                        ByteBuffer[] buffers = data.nioBuffers(data.readerIndex(), data.readableBytes());
-                        sha = Sha256.of(buffers);
-                        if (expected == null) {
-                            arrival = Arrival.UNVOUCHED;
-                        } else if (!Arrays.equals(expected, sha)) {
-                            arrival = Arrival.DIGEST_MISMATCH;
-                        } else if (store.hasPiece(index)) {
-                            arrival = Arrival.DUPLICATE;
-                        } else {
-                            long position = layout.offset(index);
-                            for (ByteBuffer b : buffers) {
-                                int n = b.remaining();
-                                store.write(position, b);
-                                position += n;
-                            }
-                            arrival = store.completePiece(index, piece.crc32c(), sha) ? Arrival.STORED : Arrival.DUPLICATE;
-                        }
-                    }
-                } catch (IOException | RuntimeException e) {
-                    error = e;
-                } finally {
-                    piece.release();
-                }
-                Arrival a = arrival;
-                byte[] digest = sha;
-                Throwable err = error;
-                execute(() -> pieceChecked(from, index, a, digest, expected, err));
-            });
-        } catch (RuntimeException e) {
-            piece.release();
-        }
+        receiver.arrived(p.id, piece);
     }
 
-    /** What became of a piece from a peer. */
-    private enum Arrival {
-        /** Checked and stored. */
-        STORED,
-        /** Right, but the piece was already stored (endgame, or S3 got it too). */
-        DUPLICATE,
-        /** Its data does not match the CRC32C sent with it: an accident on the way, most likely. */
-        CRC_MISMATCH,
-        /** Its SHA-256 differs from the first-hand digest: the sender lies or relays a lie. */
-        DIGEST_MISMATCH,
-        /** Nobody vouched for it (or peers disagree): it cannot be checked and is dropped. */
-        UNVOUCHED
-    }
-
-    private void pieceChecked(String from, int index, Arrival arrival, byte[] sha, byte[] expected, Throwable error) {
-        if (closing) {
-            return;
-        }
-        if (error != null) {
-            fail(new BroadcastException("cannot store piece " + index + " from " + from + " in " + store.tempFile() + ": " + error, error));
-            return;
-        }
-        Peer p = peers.get(from);
-        int length = layout.length(index);
-        choke.downloaded(from, length);
-        if (arrival == Arrival.DIGEST_MISMATCH) {
-            requests.requestFailed(from, index);
-            List<String> vouchers = vouches.hasOwn(index) ? List.of() : vouches.vouchers(index);
-            if (!vouchers.isEmpty() && !vouchers.contains(from) && members.containsKey(from)) {
-                // A member relays what it holds: S3's bytes, if it caught the voucher lying and repaired the piece
-                // before we did. S3 settles it (one piece): the voucher is banned if wrong, the relayer if not.
-                LOG.info("{}: piece {} from {} does not match the SHA-256 {} vouched for; asking S3 who is right",
-                        self, index, from, String.join(", ", vouchers));
-                recheck(bitOf(index)).whenComplete((v, e) -> execute(() -> {
-                    if (e == null && vouchers.stream().noneMatch(liars::contains)) {
-                        ban(from, String.format("relayed piece %d with SHA-256 %s, but S3 agrees with %s's %s", index,
-                                hex(sha), String.join(", ", vouchers), hex(expected)));
-                    }
-                    pumpAll();
-                }));
-                pumpAll();
-                return;
-            }
-            ban(from, String.format("sent piece %d with SHA-256 %s, but %s read %s from S3", index, hex(sha),
-                    vouches.hasOwn(index) ? "this node" : String.join(", ", vouchers), hex(expected)));
-            pumpAll();
-            return;
-        }
-        if (arrival == Arrival.UNVOUCHED) {
-            requests.requestFailed(from, index);
-            LOG.debug("{}: piece {} from {} dropped: nobody vouched for its digest yet", self, index, from);
-            pumpAll();
-            return;
-        }
-        boolean ok = arrival != Arrival.CRC_MISMATCH;
-        boolean stored = arrival == Arrival.STORED;
-        if (!ok) {
-            requests.requestFailed(from, index);
-            int n = strikes.merge(from, 1, Integer::sum);
-            LOG.warn("{}: piece {} from {} failed its CRC32C check ({} of {} before a ban)", self, index, from, n, BAN_THRESHOLD);
-            if (n >= BAN_THRESHOLD && !banned.contains(from)) {
-                ban(from);
-            }
-            pumpAll();
-            return;
-        }
-        if (stored && !Arrays.equals(expected(index), sha)) {
-            // The digest it matched was withdrawn while it was checked (its voucher was caught lying).
-            fromPeers.set(index);
-            recheck(bitOf(index));
-        } else if (stored) {
-            fromPeers.set(index);
-        }
-        if (stored) {
-            bytesFromPeers += length;
-            exchangedWith.add(from);
-            task.listener().bytesFromPeers(length);
-            task.listener().pieceStored(index);
-            stored(index, from);
-        } else {
-            // A duplicate (endgame, or S3 got it too): whoever stored the piece reports it through stored(),
-            // so only this request is settled here. Marking the piece stored from here could complete the run
-            // before the storing peer's bytes are counted.
-            requests.requestFailed(from, index);
-        }
-        if (p != null) {
-            pump(p);
-        }
-    }
-
-    private void ban(String id) {
-        banned.add(id);
+    /** {@code id} was banned ({@link BanList}): the hook is told, and so is the peer if connected. */
+    private void sentence(String id, Goodbye.Reason reason, String why) {
         FaultHooks.banned(self, id);
-        LOG.warn("{}: banned {} after {} pieces with a wrong CRC32C; it is not served or asked again", self, id, BAN_THRESHOLD);
         Peer p = peers.get(id);
         if (p != null) {
-            goodbye(p.handler, Goodbye.Reason.PROTOCOL_ERROR, "banned: sent pieces with a wrong CRC32C");
+            goodbye(p.handler, reason, why);
         }
-    }
-
-    /**
-     * Bans {@code id} for a lie (a piece or digest that S3 or this node's own read contradicts): it is told
-     * why ({@code GOODBYE(BAD_PIECE)}), never served or asked again, and every digest it vouched for is
-     * dropped; pieces this node accepted on its word alone are read again from S3. Returns when those are
-     * settled.
-     */
-    private CompletableFuture<Void> ban(String id, String why) {
-        if (!banned.add(id) && liars.contains(id)) {
-            return CompletableFuture.completedFuture(null);
-        }
-        liars.add(id);
-        FaultHooks.banned(self, id);
-        LOG.warn("{}: banned {}: it {}; it is not served or asked again", self, id, why);
-        Peer p = peers.get(id);
-        if (p != null) {
-            goodbye(p.handler, Goodbye.Reason.BAD_PIECE, why);
-        }
-        BitSet vouched = vouches.drop(id);
-        BitSet suspect = new BitSet();
-        for (int i = vouched.nextSetBit(0); i >= 0; i = vouched.nextSetBit(i + 1)) {
-            if (fromPeers.get(i) && store.hasPiece(i) && !Arrays.equals(expected(i), store.sha256(i))) {
-                suspect.set(i);
-            } else if (vouches.contested(i)) {
-                suspect.set(i);
-            }
-        }
-        return recheck(suspect);
     }
 
     /** Sends this node's first-hand digests of everything it read from S3 so far, in runs. */
     private void sendOwnDigests(PeerHandler h) {
-        int max = Math.max(1, Digests.maxDigests(h.peerMaxFrameLength));
-        int p = 0;
-        while (p < pieceCount) {
-            while (p < pieceCount && !(vouches.hasOwn(p) && store.hasPiece(p))) {
-                p++;
-            }
-            int first = p;
-            while (p < pieceCount && p - first < max && vouches.hasOwn(p) && store.hasPiece(p)) {
-                p++;
-            }
-            if (p > first) {
-                h.write(pipeline.signDigests(first, outboundDigests(first, p)));
-            }
+        for (Digests d : digests.ownDigests(h.peerMaxFrameLength)) {
+            h.write(d);
         }
     }
 
-    private byte[] outboundDigests(int first, int end) {
-        byte[] out = vouches.ownRun(first, end);
-        for (int p = first; p < end; p++) {
-            byte[] d = serving.digest(store, p, Arrays.copyOfRange(out, (p - first) * Sha256.BYTES, (p - first + 1) * Sha256.BYTES));
-            System.arraycopy(d, 0, out, (p - first) * Sha256.BYTES, Sha256.BYTES);
-        }
-        return out;
-    }
-
-    /** A peer vouches for pieces it read from S3. */
-    private void digestsReceived(Peer p, Digests d) {
-        BitSet contested = new BitSet();
-        for (int i = 0; i < d.count(); i++) {
-            int piece = d.first() + i;
-            byte[] digest = d.digest(i);
-            switch (vouches.vouch(p.id, piece, digest)) {
-                case CONTRADICTS_OWN -> {
-                    ban(p.id, String.format("vouched for piece %d with SHA-256 %s, but this node read %s from S3",
-                            piece, hex(digest), hex(expected(piece))));
-                    return;
-                }
-                case CONTRADICTS_PEER -> {
-                    // Members' disputes go to S3; a stranger that contradicts a member is banned on the member's
-                    // word, so a stranger cannot make this node read pieces again from S3.
-                    boolean senderIsMember = members.containsKey(p.id);
-                    boolean memberDisagrees = false;
-                    for (String other : vouches.disagreeing(piece, digest)) {
-                        if (members.containsKey(other)) {
-                            memberDisagrees = true;
-                        } else if (senderIsMember) {
-                            ban(other, String.format("vouched for piece %d with a SHA-256 other than member %s's",
-                                    piece, p.id));
-                        }
-                    }
-                    if (memberDisagrees && !senderIsMember) {
-                        ban(p.id, String.format("vouched for piece %d with SHA-256 %s, but a member read %s from S3",
-                                piece, hex(digest), hex(expected(piece))));
-                        return;
-                    }
-                    if (memberDisagrees) {
-                        contested.set(piece);
-                    }
-                }
-                case AGREES -> { }
-            }
-        }
-        recheck(contested);
-        pumpAll();
-    }
-
-    /** This node read {@code piece} from S3 with digest {@code sha}: peers that vouched otherwise are banned. */
-    private CompletableFuture<Void> ownDigest(int piece, byte[] sha) {
-        List<CompletableFuture<Void>> after = new ArrayList<>();
-        for (String liar : vouches.own(piece, sha)) {
-            after.add(ban(liar, String.format("vouched for piece %d with a SHA-256 other than S3's %s", piece, hex(sha))));
-        }
-        return CompletableFuture.allOf(after.toArray(CompletableFuture[]::new));
-    }
-
-    /**
-     * Reads {@code pieces} again from S3 (the ones not already being read): each one's true digest bans the
-     * peers that vouched otherwise, and its bytes replace what the store holds when that differs (or fill it
-     * when missing). Stored pieces are not served meanwhile. Completes when they are settled, follow-ups
-     * (pieces of a peer banned on the way) included; a failure fails the run.
-     */
-    private CompletableFuture<Void> recheck(BitSet pieces) {
-        BitSet todo = (BitSet) pieces.clone();
-        // Pieces already under a check are settled by it: wait for those rounds too.
-        List<CompletableFuture<Void>> under = new ArrayList<>();
-        checks.forEach((round, its) -> {
-            if (its.intersects(todo)) {
-                under.add(round);
-            }
-        });
-        todo.andNot(checking);
-        if (todo.isEmpty()) {
-            return CompletableFuture.allOf(under.toArray(CompletableFuture[]::new));
-        }
-        checking.or(todo);
-        for (int i = todo.nextSetBit(0); i >= 0; i = todo.nextSetBit(i + 1)) {
-            quarantine.add(i);
-        }
-        LOG.info("{}: reading {} pieces again from S3 to check them", self, todo.cardinality());
-        CompletableFuture<Void> done = new CompletableFuture<>();
-        checks.put(done, todo);
-        done.whenComplete((v, e) -> execute(() -> {
-            checks.remove(done);
-            if (!closing && checking.isEmpty() && !complete && requests.isComplete()) {
-                complete();
-            }
-        }));
-        under.add(done);
-        CompletableFuture<Void> all = CompletableFuture.allOf(under.toArray(CompletableFuture[]::new));
-        SourceCheck.fetch(task, todo).whenComplete((check, e) -> {
-            if (e != null) {
-                execute(() -> {
-                    checking.andNot(todo);
-                    fail(new BroadcastException("cannot read pieces of " + group + " again from S3 to check them: " + e, e));
-                    done.completeExceptionally(e);
-                });
-                return;
-            }
-            try {
-                cluster.disk().execute(() -> copyChecked(check, todo, done));
-            } catch (RuntimeException rejected) {
-                check.close();
-                done.completeExceptionally(rejected);
-            }
-        });
-        return all;
-    }
-
-    /** On a disk thread: puts S3's bytes where the store's differ, then settles the pieces on the run loop. */
-    private void copyChecked(SourceCheck check, BitSet todo, CompletableFuture<Void> done) {
-        int n = todo.cardinality();
-        int[] pieces = new int[n];
-        byte[][] truth = new byte[n][];
-        boolean[] replaced = new boolean[n];
-        boolean[] added = new boolean[n];
-        Throwable error = null;
-        try {
-            int k = 0;
-            for (int i = todo.nextSetBit(0); i >= 0; i = todo.nextSetBit(i + 1), k++) {
-                pieces[k] = i;
-                truth[k] = check.digest(i);
-                boolean present = store.hasPiece(i);
-                if (!present || !Arrays.equals(store.sha256(i), truth[k])) {
-                    added[k] = check.copyInto(store, i);
-                    replaced[k] = present;
-                }
-            }
-        } catch (IOException | RuntimeException e) {
-            error = e;
-        } finally {
-            check.close();
-        }
-        Throwable err = error;
-        execute(() -> {
-            if (err != null) {
-                checking.andNot(todo);
-                fail(new BroadcastException("cannot write pieces read again from S3 into " + store.tempFile() + ": " + err, err));
-                done.completeExceptionally(err);
-                return;
-            }
-            List<CompletableFuture<Void>> after = new ArrayList<>();
-            Map<String, Integer> caught = new TreeMap<>();
-            BitSet wrong = new BitSet();
-            for (int k = 0; k < n; k++) {
-                int piece = pieces[k];
-                piecesChecked++;
-                if (replaced[k]) {
-                    piecesRepaired++;
-                    wrong.set(piece);
-                }
-                fromPeers.clear(piece);
-                quarantine.remove(piece);
-                for (String liar : vouches.own(piece, truth[k])) {
-                    caught.putIfAbsent(liar, piece);
-                }
-            }
-            if (!wrong.isEmpty()) {
-                LOG.warn("{}: {} of {} pieces read again from S3 held wrong bytes, now replaced with S3's: {}", self,
-                        wrong.cardinality(), n, wrong);
-            }
-            checking.andNot(todo);
-            checks.remove(done);
-            // Banned once every piece of this round is settled, so a liar's follow-up only covers pieces not read
-            // here; and before new pieces count as stored, so the run cannot complete while follow-ups are due.
-            caught.forEach((liar, piece) -> after.add(ban(liar, String.format(
-                    "vouched for piece %d (and maybe more) with a SHA-256 other than S3's", piece))));
-            for (int k = 0; k < n; k++) {
-                if (added[k]) {
-                    task.listener().pieceStored(pieces[k]);
-                    stored(pieces[k], null);
-                }
-            }
-            CompletableFuture.allOf(after.toArray(CompletableFuture[]::new)).whenComplete((v, x) -> {
-                if (x != null) {
-                    done.completeExceptionally(x);
-                } else {
-                    done.complete(null);
-                }
-            });
-        });
-    }
-
-    /**
-     * End-to-end repair, after the whole file failed its check against S3's digest of the object: every piece
-     * taken from peers is read again from S3; peers that vouched for wrong ones are banned and the bytes
-     * replaced.
-     */
     @Override
     public CompletableFuture<Repair> repair() {
-        CompletableFuture<Repair> result = new CompletableFuture<>();
-        execute(() -> {
-            BitSet all = (BitSet) fromPeers.clone();
-            LOG.warn("{}: the object failed its end-to-end check; reading the {} pieces taken from peers again from S3",
-                    self, all.cardinality());
-            settle(recheck(all), result);
-        });
-        return result;
+        return repairs.repair();
     }
 
-    /** Key of {@link #piecesByVoucher()} for pieces from peers that nobody vouches for any more. */
-    private static final String UNVOUCHED = "";
-
-    /** The pieces taken from peers, by the peer that first vouched for each ({@link #UNVOUCHED} for none). */
-    private Map<String, List<Integer>> piecesByVoucher() {
-        Map<String, List<Integer>> byVoucher = new TreeMap<>();
-        for (int i = fromPeers.nextSetBit(0); i >= 0; i = fromPeers.nextSetBit(i + 1)) {
-            List<String> v = vouches.vouchers(i);
-            byVoucher.computeIfAbsent(v.isEmpty() ? UNVOUCHED : v.get(0), k -> new ArrayList<>()).add(i);
-        }
-        return byVoucher;
-    }
-
-    /**
-     * One random piece of each list, the lists in a random order, as long as their lengths fit in
-     * {@code budgetBytes} (a piece that does not fit is passed over).
-     */
-    private BitSet onePieceEach(Collection<List<Integer>> lists, SecureRandom random, long budgetBytes) {
-        List<List<Integer>> order = new ArrayList<>(lists);
-        Collections.shuffle(order, random);
-        BitSet picked = new BitSet();
-        long left = budgetBytes;
-        for (List<Integer> pieces : order) {
-            int piece = pieces.get(random.nextInt(pieces.size()));
-            if (layout.length(piece) <= left) {
-                left -= layout.length(piece);
-                picked.set(piece);
-            }
-        }
-        return picked;
-    }
-
-    /**
-     * One whole piece per vouching peer, taken on its word, read again from S3: a peer caught is banned and
-     * every piece taken on its word read again ({@link #recheck}).
-     */
     @Override
     public CompletableFuture<Repair> checkOnePiecePerPeer() {
-        CompletableFuture<Repair> result = new CompletableFuture<>();
-        execute(() -> {
-            Map<String, List<Integer>> byVoucher = piecesByVoucher();
-            byVoucher.remove(UNVOUCHED);
-            BitSet sample = onePieceEach(byVoucher.values(), new SecureRandom(), Long.MAX_VALUE);
-            LOG.info("{}: reading {} pieces again from S3, one per vouching peer, to find who lied", self,
-                    sample.cardinality());
-            settle(recheck(sample), result);
-        });
-        return result;
+        return repairs.checkOnePiecePerPeer();
     }
 
-    /**
-     * Spot check, for an object without a digest S3 vouches for, within this node's part of the cluster's
-     * {@code budgetBytes} (divided by the members): first one whole piece per vouching peer (in a random order,
-     * while the budget lasts), which catches for certain a peer that corrupts every piece it vouches for, even by
-     * one byte; then random small ranges of peer pieces with what is left ({@link SpotCheck}). A piece found
-     * wrong bans the peer that vouched for it and every piece taken on its word is read again. A budget of 0
-     * checks nothing and reports what checks found so far.
-     */
     @Override
     public CompletableFuture<Repair> spotCheck(long budgetBytes) {
-        CompletableFuture<Repair> result = new CompletableFuture<>();
-        execute(() -> {
-            Map<String, List<Integer>> byVoucher = piecesByVoucher();
-            long budget = budgetBytes <= 0 ? 0 : budgetBytes / (members.size() + 1);
-            SecureRandom random = new SecureRandom();
-            BitSet whole = onePieceEach(byVoucher.values(), random, budget);
-            for (int i = whole.nextSetBit(0); i >= 0; i = whole.nextSetBit(i + 1)) {
-                budget -= layout.length(i);
-            }
-            List<SpotCheck.Sample> samples = SpotCheck.pick(byVoucher, layout, budget, random);
-            if (whole.isEmpty() && samples.isEmpty()) {
-                settle(CompletableFuture.completedFuture(null), result);
-                return;
-            }
-            LOG.info("{}: spot check of {} whole pieces and {} samples of pieces taken from {} peers against S3", self,
-                    whole.cardinality(), samples.size(), byVoucher.size());
-            CompletableFuture<Void> wholeChecked = recheck(whole);
-            SpotCheck.run(samples, task.source(), task.object(), store, cluster.disk(), task.listener())
-                    .whenComplete((wrong, e) -> execute(() -> {
-                        Throwable cause = e instanceof CompletionException && e.getCause() != null ? e.getCause() : e;
-                        if (cause instanceof UnsupportedOperationException) {
-                            LOG.warn("{}: no spot check of ranges of the pieces taken from peers: {}", self,
-                                    cause.getMessage());
-                            settle(wholeChecked, result);
-                        } else if (cause != null) {
-                            result.completeExceptionally(cause);
-                        } else {
-                            if (!wrong.isEmpty()) {
-                                LOG.warn("{}: the spot check found S3's bytes differ in pieces {} taken from peers",
-                                        self, wrong);
-                            }
-                            settle(CompletableFuture.allOf(wholeChecked, recheck(wrong)), result);
-                        }
-                    }));
-        });
-        return result;
+        return repairs.spotCheck(budgetBytes);
     }
 
-    private void settle(CompletableFuture<Void> checked, CompletableFuture<Repair> result) {
-        checked.whenComplete((v, e) -> execute(() -> {
-            if (e != null) {
-                result.completeExceptionally(e);
-            } else {
-                result.complete(new Repair(piecesChecked, piecesRepaired, List.copyOf(liars)));
-            }
-        }));
-    }
-
-    /**
-     * The digest a piece from a peer must match: this node's own, or the one its members that vouched for it
-     * agree on. A stranger's word (a peer not in the registry) never makes a piece acceptable: it can only
-     * contradict, and be caught.
-     */
+    /** The digest a piece from a peer must match now, null when none ({@link DigestExchange#expected}). */
     private byte[] expected(int piece) {
-        return vouches.expected(piece, members::containsKey);
-    }
-
-    private static BitSet bitOf(int piece) {
-        BitSet b = new BitSet();
-        b.set(piece);
-        return b;
-    }
-
-    private static String hex(byte[] digest) {
-        return digest == null ? "(none)" : HexFormat.of().formatHex(digest, 0, 8) + "…";
+        return digests.expected(piece);
     }
 
     /** {@code piece} is in the store, from S3 ({@code from} null) or from a peer. */
@@ -1464,8 +1039,7 @@ final class NodeRun implements ClusterRun, GroupRouter.Target {
         }
         byte[] own = null;
         if (from == null) {
-            own = store.sha256(piece);
-            ownDigest(piece, own);
+            own = digests.ownRead(piece);
         }
         workList.pieceStored(piece);
         for (RequestScheduler.PeerRequest cancel : requests.pieceStored(piece, from)) {
@@ -1478,7 +1052,7 @@ final class NodeRun implements ClusterRun, GroupRouter.Target {
         for (Peer p : peers.values()) {
             // Every peer, done or not: a peer checks our DONE and WORKS_LEFT against the pieces we announced.
             if (own != null) {
-                p.handler.write(pipeline.signDigests(piece, serving.digest(store, piece, own)));
+                p.handler.write(digests.announce(piece, own));
             }
             p.handler.send(new Have(piece));
             if (p.amInterested && !requests.isInteresting(p.id)) {
@@ -1489,7 +1063,7 @@ final class NodeRun implements ClusterRun, GroupRouter.Target {
         advertiseWorks();
         if (requests.isComplete()) {
             // Not while pieces are under a check from S3: they may turn out wrong.
-            if (checking.isEmpty()) {
+            if (disputes.idle()) {
                 complete();
             }
             return;
@@ -1682,7 +1256,7 @@ final class NodeRun implements ClusterRun, GroupRouter.Target {
         Bitfield have = store.bitfield();
         Bitfield orphans = new Bitfield(pieceCount);
         for (int p = have.nextClear(0); p >= 0; p = have.nextClear(p + 1)) {
-            if (!workList.isPending(p) && !checking.get(p) && (requests.availability(p) == 0 || expected(p) == null)) {
+            if (!workList.isPending(p) && !disputes.isChecking(p) && (requests.availability(p) == 0 || expected(p) == null)) {
                 orphans.set(p);
             }
         }

@@ -18,7 +18,7 @@ import java.util.concurrent.CompletableFuture;
  * layout, sparse, removed on {@link #close()}): their digests settle disputes, expose a lying peer, and their
  * bytes replace wrong ones in the store ({@link #copyInto}). Bytes read count as bytes from S3.
  */
-final class SourceCheck implements AutoCloseable {
+final class SourceCheck implements Disputes.Reread {
 
     private final PieceStore scratch;
 
@@ -62,7 +62,8 @@ final class SourceCheck implements AutoCloseable {
     }
 
     /** The SHA-256 of {@code piece} as S3 has it; it must have been fetched. */
-    byte[] digest(int piece) {
+    @Override
+    public byte[] digest(int piece) {
         return scratch.sha256(piece);
     }
 
@@ -70,7 +71,8 @@ final class SourceCheck implements AutoCloseable {
      * Writes S3's bytes of {@code piece} into {@code store} and records them there (the piece is forgotten
      * first if present, so it is not served half-written). Returns true when the piece was not present before.
      */
-    boolean copyInto(PieceStore store, int piece) throws IOException {
+    @Override
+    public boolean copyInto(PieceStore store, int piece) throws IOException {
         ByteBuffer buf = ByteBuffer.allocate(store.layout().length(piece));
         scratch.readPiece(piece, buf);
         buf.flip();
