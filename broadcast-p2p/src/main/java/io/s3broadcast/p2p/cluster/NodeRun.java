@@ -215,72 +215,12 @@ final class NodeRun implements ClusterRun, GroupRouter.Target {
         this.group = GroupId.of(task.object().bucket(), task.object().key(), task.object().eTag(), config.groupName());
         this.banned = new BanList(BAN_THRESHOLD, () -> self, this::sentence);
         this.disputes = new Disputes(() -> self, group.toString(), store, vouches, this::expected, banned,
-                pieces -> SourceCheck.fetch(task, pieces), this::execute, cluster.disk(), new Disputes.Run() {
-                    @Override
-                    public void pieceAdded(int piece) {
-                        task.listener().pieceStored(piece);
-                        stored(piece, null);
-                    }
-
-                    @Override
-                    public void checksEnded() {
-                        if (!closing && !complete && requests.isComplete()) {
-                            complete();
-                        }
-                    }
-
-                    @Override
-                    public void failed(Throwable error) {
-                        fail(error);
-                    }
-                });
+                pieces -> SourceCheck.fetch(task, pieces), this::execute, cluster.disk(), disputesRun());
         this.quarantine = disputes.quarantine();
         this.digests = new DigestExchange(store, vouches, members::containsKey, serving,
                 (first, d) -> pipeline.signDigests(first, d), (d, peer) -> pipeline.verify(d, peer), disputes);
         this.receiver = new PieceReceiver(() -> self, store, this::expected, vouches, members::containsKey, banned,
-                disputes, cluster.disk(), this::execute, new PieceReceiver.Run() {
-                    @Override
-                    public boolean closing() {
-                        return closing;
-                    }
-
-                    @Override
-                    public void failed(Throwable error) {
-                        fail(error);
-                    }
-
-                    @Override
-                    public void downloaded(String peer, int length) {
-                        choke.downloaded(peer, length);
-                    }
-
-                    @Override
-                    public void requestFailed(String peer, int piece) {
-                        requests.requestFailed(peer, piece);
-                    }
-
-                    @Override
-                    public void stored(String peer, int piece, int length) {
-                        bytesFromPeers += length;
-                        exchangedWith.add(peer);
-                        task.listener().bytesFromPeers(length);
-                        task.listener().pieceStored(piece);
-                        NodeRun.this.stored(piece, peer);
-                    }
-
-                    @Override
-                    public void pump(String peer) {
-                        Peer p = peers.get(peer);
-                        if (p != null) {
-                            NodeRun.this.pump(p);
-                        }
-                    }
-
-                    @Override
-                    public void pumpAll() {
-                        NodeRun.this.pumpAll();
-                    }
-                });
+                disputes, cluster.disk(), this::execute, receiverRun());
         this.repairs = new Repairs(() -> self, layout, vouches, disputes, members::size, SecureRandom::new,
                 samples -> SpotCheck.run(samples, task.source(), task.object(), store, cluster.disk(), task.listener()),
                 this::execute);
@@ -991,6 +931,76 @@ final class NodeRun implements ClusterRun, GroupRouter.Target {
         }
         unask(p, index);
         receiver.arrived(p.id, piece);
+    }
+
+    /** How the run takes what {@link Disputes} settles. */
+    private Disputes.Run disputesRun() {
+        return new Disputes.Run() {
+            @Override
+            public void pieceAdded(int piece) {
+                task.listener().pieceStored(piece);
+                stored(piece, null);
+            }
+
+            @Override
+            public void checksEnded() {
+                if (!closing && !complete && requests.isComplete()) {
+                    complete();
+                }
+            }
+
+            @Override
+            public void failed(Throwable error) {
+                fail(error);
+            }
+        };
+    }
+
+    /** How the run takes what {@link PieceReceiver} judges. */
+    private PieceReceiver.Run receiverRun() {
+        return new PieceReceiver.Run() {
+            @Override
+            public boolean closing() {
+                return closing;
+            }
+
+            @Override
+            public void failed(Throwable error) {
+                fail(error);
+            }
+
+            @Override
+            public void downloaded(String peer, int length) {
+                choke.downloaded(peer, length);
+            }
+
+            @Override
+            public void requestFailed(String peer, int piece) {
+                requests.requestFailed(peer, piece);
+            }
+
+            @Override
+            public void stored(String peer, int piece, int length) {
+                bytesFromPeers += length;
+                exchangedWith.add(peer);
+                task.listener().bytesFromPeers(length);
+                task.listener().pieceStored(piece);
+                NodeRun.this.stored(piece, peer);
+            }
+
+            @Override
+            public void pump(String peer) {
+                Peer p = peers.get(peer);
+                if (p != null) {
+                    NodeRun.this.pump(p);
+                }
+            }
+
+            @Override
+            public void pumpAll() {
+                NodeRun.this.pumpAll();
+            }
+        };
     }
 
     /** {@code id} was banned ({@link BanList}): the hook is told, and so is the peer if connected. */
