@@ -26,9 +26,7 @@ class DigestExchangeTest {
 
     @BeforeEach
     void setUp() throws Exception {
-        f = new IntegrityFixture(dir, 8);
-        f.members.add("b");
-        f.members.add("c");
+        f = new IntegrityFixture(dir, 8, "b", "c");
         exchange = new DigestExchange(f.store, f.vouches, f.members::contains, PieceServing.HONEST,
                 (first, d) -> new Digests(first, d, GOOD_MAC),
                 (d, peer) -> d.equals(new Digests(d.first(), d.bytes(), GOOD_MAC)), f.disputes);

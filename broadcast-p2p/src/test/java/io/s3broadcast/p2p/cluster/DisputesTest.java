@@ -19,9 +19,7 @@ class DisputesTest {
 
     @BeforeEach
     void setUp() throws Exception {
-        f = new IntegrityFixture(dir, 8);
-        f.members.add("b");
-        f.members.add("c");
+        f = new IntegrityFixture(dir, 8, "b", "c");
     }
 
     @AfterEach

@@ -47,7 +47,9 @@ final class IntegrityFixture implements AutoCloseable {
     CompletableFuture<Void> s3Gate = CompletableFuture.completedFuture(null);
     final Disputes disputes;
 
-    IntegrityFixture(Path dir, int pieces) throws IOException {
+    /** A node of a cluster with {@code members} besides it, over an object of {@code pieces} pieces. */
+    IntegrityFixture(Path dir, int pieces, String... members) throws IOException {
+        this.members.addAll(List.of(members));
         layout = new PieceLayout((long) pieces * PIECE - PIECE / 2, PIECE);
         object = new byte[(int) layout.objectSize()];
         new Random(7).nextBytes(object);

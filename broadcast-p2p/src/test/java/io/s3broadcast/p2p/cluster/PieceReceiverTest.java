@@ -25,9 +25,7 @@ class PieceReceiverTest {
 
     @BeforeEach
     void setUp() throws Exception {
-        f = new IntegrityFixture(dir, 8);
-        f.members.add("b");
-        f.members.add("c");
+        f = new IntegrityFixture(dir, 8, "b", "c");
         receiver = new PieceReceiver(() -> "me", f.store, f::expected, f.vouches, f.members::contains, f.bans,
                 f.disputes, f.time, f.time, new PieceReceiver.Run() {
                     @Override

@@ -32,9 +32,7 @@ class RepairsTest {
 
     @BeforeEach
     void setUp() throws Exception {
-        f = new IntegrityFixture(dir, 8);
-        f.members.add("b");
-        f.members.add("c");
+        f = new IntegrityFixture(dir, 8, "b", "c");
         sampler = samples -> {
             BitSet wrong = new BitSet();
             for (SpotCheck.Sample s : samples) {
