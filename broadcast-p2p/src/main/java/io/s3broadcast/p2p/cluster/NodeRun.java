@@ -124,8 +124,6 @@ final class NodeRun implements ClusterRun, GroupRouter.Target {
     private final ChokeScheduler choke;
     private final SourceListener s3Listener;
     private final PieceServing serving;
-    /** First-hand digests: this node's own S3 reads and what peers vouched for. */
-    private final Vouches vouches;
     /** The integrity rules: DIGESTS, pieces from peers, disputes settled by S3, repairs and spot checks. */
     private final DigestExchange digests;
     private final PieceReceiver receiver;
@@ -210,7 +208,8 @@ final class NodeRun implements ClusterRun, GroupRouter.Target {
         this.pieceCount = layout.pieceCount();
         this.inStolenWorks = new Bitfield(pieceCount);
         this.serving = cluster.serving();
-        this.vouches = new Vouches(pieceCount);
+        // First-hand digests: this node's own S3 reads and what peers vouched for.
+        Vouches vouches = new Vouches(pieceCount);
         store.keepDigests();
         this.group = GroupId.of(task.object().bucket(), task.object().key(), task.object().eTag(), config.groupName());
         this.banned = new BanList(BAN_THRESHOLD, () -> self, this::sentence);
