@@ -6,6 +6,9 @@ import io.s3broadcast.FetchHandle;
 import io.s3broadcast.FetchProgress;
 import io.s3broadcast.FetchRequest;
 import io.s3broadcast.Strategy;
+import io.s3broadcast.internal.cluster.ClusterPlan;
+import io.s3broadcast.internal.cluster.WorkList;
+import io.s3broadcast.internal.cluster.WorkSizing;
 import io.s3broadcast.spi.ClusterRun;
 import io.s3broadcast.spi.ClusterStrategy;
 import io.s3broadcast.spi.ClusterTask;
@@ -164,13 +167,18 @@ final class NodeFetch implements FetchHandle {
     private CompletableFuture<Filled> fill(ObjectInfo info) {
         CompletableFuture<Filled> filled;
         if (strategy.isCluster()) {
-            ClusterRun run = cluster.start(new ClusterTask(strategy, info, store, source, tracker));
+            ClusterRun run = cluster.start(new ClusterTask(strategy, info, store, source, tracker, settings.sizing()));
             clusterRun = run;
             filled = run.completion().thenApply(outcome -> new Filled(info, outcome));
             inFlight = run.completion();
         } else {
-            CompletableFuture<Void> fetch = source.fetch(info, PieceQueue.ofRange(0, store.layout().pieceCount()), store,
-                    tracker);
+            // The flat tree's plan: the whole object on this node alone, in ranges sized for its connections.
+            ClusterPlan plan = ClusterPlan.of(strategy);
+            int pieces = store.layout().pieceCount();
+            WorkSizing.Sizing sizing = settings.sizing().size(
+                    WorkSizing.Share.of(pieces, store.layout().pieceSize(), plan.sharingNodes(1)));
+            PieceQueue queue = new WorkList(pieces, plan.share(pieces, 1, 0, sizing));
+            CompletableFuture<Void> fetch = source.fetch(info, queue, store, tracker, sizing.reads());
             inFlight = fetch;
             filled = fetch.thenApply(v -> new Filled(info, null));
         }

@@ -3,6 +3,7 @@ package io.s3broadcast.internal;
 import com.google.common.base.Ticker;
 import io.s3broadcast.FetchListener;
 import io.s3broadcast.Strategy;
+import io.s3broadcast.internal.cluster.WorkSizing;
 import io.s3broadcast.metrics.BroadcastMetrics;
 import io.s3broadcast.registry.NodeRegistryProvider;
 import io.s3broadcast.registry.RegistrySpec;
@@ -29,11 +30,13 @@ record Settings(
         Path destinationDirectory,
         Strategy strategy,
         int pieceSize,
+        WorkSizing sizing,
         List<FetchListener> listeners,
         ExecutorService executor,
         Ticker ticker) {
 
     static final int DEFAULT_CONNECTIONS = 16;
+    /** Range size cap of the source; the range of each fetch is computed below it unless set ({@link WorkSizing}). */
     static final long DEFAULT_RANGE_SIZE = 32L << 20;
     static final int DEFAULT_PIECE_SIZE = 1 << 20;
     static final int MIN_PIECE_SIZE = 16 << 10;
@@ -45,6 +48,7 @@ record Settings(
     static final Duration DEFAULT_FIRST_BYTE_TIMEOUT = Duration.ofSeconds(10);
     static final Duration DEFAULT_HEAD_TIMEOUT = Duration.ofSeconds(10);
     static final String DEFAULT_HTTP_CLIENT = "netty";
+    /** Work size told to the cluster config when none is set; the run's works are computed ({@link WorkSizing}). */
     static final int DEFAULT_WORK_SIZE = 16;
     static final Duration DEFAULT_EXPECT_TIMEOUT = Duration.ofSeconds(60);
     static final Duration DEFAULT_LINGER = Duration.ofSeconds(30);
@@ -64,7 +68,8 @@ record Settings(
             throw new IllegalArgumentException("unknown httpClient '" + httpClient + "': use netty or crt");
         }
         int connections = b.connections != null ? b.connections : c.positiveInt("connections").orElse(DEFAULT_CONNECTIONS);
-        long rangeSize = b.rangeSize != null ? b.rangeSize : c.size("rangeSize").orElse(DEFAULT_RANGE_SIZE);
+        Long explicitRange = b.rangeSize != null ? b.rangeSize : c.size("rangeSize").orElse(null);
+        long rangeSize = explicitRange != null ? explicitRange : DEFAULT_RANGE_SIZE;
         int pieceSize = b.pieceSize != null ? b.pieceSize
                 : Math.toIntExact(c.size("pieceSize").orElse((long) DEFAULT_PIECE_SIZE));
         int maxAttempts = b.maxAttempts != null ? b.maxAttempts : c.positiveInt("maxAttempts").orElse(DEFAULT_MAX_ATTEMPTS);
@@ -91,6 +96,14 @@ record Settings(
         if (rangeSize < pieceSize) {
             rangeSize = pieceSize;
         }
+        if (explicitRange != null) {
+            explicitRange = rangeSize;
+        }
+        Integer explicitWork = b.workSize != null ? b.workSize : c.positiveInt("workSize").orElse(null);
+        // Ranges, works and connections per fetch are computed from the share (docs/configuration.md); an explicit
+        // rangeSize or workSize wins.
+        WorkSizing sizing = WorkSizing.withOverrides(WorkSizing.computed(connections), connections, explicitRange,
+                explicitWork);
         Ticker ticker = b.ticker != null ? b.ticker : Ticker.systemTicker();
         ClusterConfig cluster = new ClusterConfig(
                 registry,
@@ -103,7 +116,7 @@ record Settings(
                 b.expectNodes != null ? b.expectNodes
                         : c.parsed("expectNodes", "a whole number >= 0", Integer::parseUnsignedInt).orElse(0),
                 b.expectTimeout != null ? b.expectTimeout : c.duration("expectTimeout").orElse(DEFAULT_EXPECT_TIMEOUT),
-                b.workSize != null ? b.workSize : c.positiveInt("workSize").orElse(DEFAULT_WORK_SIZE),
+                explicitWork != null ? explicitWork : DEFAULT_WORK_SIZE,
                 b.linger != null ? b.linger : c.duration("linger").orElse(DEFAULT_LINGER),
                 c.duration("chokeInterval").orElse(DEFAULT_CHOKE_INTERVAL),
                 c.positiveInt("unchokeSlots").orElse(DEFAULT_UNCHOKE_SLOTS),
@@ -117,7 +130,7 @@ record Settings(
         if (b.metrics != null ? b.metrics : c.bool("metrics").orElse(true)) {
             BroadcastMetrics.globalIfPresent().ifPresent(listeners::add);
         }
-        return new Settings(source, cluster, destination.toAbsolutePath(), strategy, pieceSize, List.copyOf(listeners),
+        return new Settings(source, cluster, destination.toAbsolutePath(), strategy, pieceSize, sizing, List.copyOf(listeners),
                 b.executor, ticker);
     }
 

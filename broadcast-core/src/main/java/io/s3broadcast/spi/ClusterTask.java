@@ -1,6 +1,7 @@
 package io.s3broadcast.spi;
 
 import io.s3broadcast.Strategy;
+import io.s3broadcast.internal.cluster.WorkSizing;
 import java.util.Objects;
 
 /**
@@ -8,9 +9,13 @@ import java.util.Objects;
  * this node's share through {@code source} and the rest from peers.
  *
  * @param listener hears bytes read from S3 and every piece stored, from S3 or from a peer
+ * @param sizing how this node's share is cut into ranges and works, and over how many S3 connections
  */
 public record ClusterTask(Strategy strategy, ObjectInfo object, PieceStore store, ObjectSource source,
-        SourceListener listener) {
+        SourceListener listener, WorkSizing sizing) {
+
+    /** Connections the default sizing of {@link #ClusterTask(Strategy, ObjectInfo, PieceStore, ObjectSource, SourceListener)} may use. */
+    public static final int DEFAULT_CONNECTIONS = 16;
 
     public ClusterTask {
         Objects.requireNonNull(strategy, "strategy");
@@ -18,8 +23,15 @@ public record ClusterTask(Strategy strategy, ObjectInfo object, PieceStore store
         Objects.requireNonNull(store, "store");
         Objects.requireNonNull(source, "source");
         Objects.requireNonNull(listener, "listener");
+        Objects.requireNonNull(sizing, "sizing");
         if (!strategy.isCluster()) {
             throw new IllegalArgumentException(strategy + " is not a cluster strategy");
         }
+    }
+
+    /** A task with the computed sizing over at most {@link #DEFAULT_CONNECTIONS} connections (the source may allow fewer). */
+    public ClusterTask(Strategy strategy, ObjectInfo object, PieceStore store, ObjectSource source,
+            SourceListener listener) {
+        this(strategy, object, store, source, listener, WorkSizing.computed(DEFAULT_CONNECTIONS));
     }
 }

@@ -44,6 +44,16 @@ public interface ObjectSource extends AutoCloseable {
     CompletableFuture<Void> fetch(ObjectInfo object, PieceQueue pieces, PieceStore store, SourceListener listener);
 
     /**
+     * As {@link #fetch(ObjectInfo, PieceQueue, PieceStore, SourceListener)}, reading with {@code reads}: at most
+     * that many ranged GETs at once (never more than the source's own limit), each at most that many bytes. By
+     * default the source's own connections and range size.
+     */
+    default CompletableFuture<Void> fetch(ObjectInfo object, PieceQueue pieces, PieceStore store, SourceListener listener,
+            RangeReads reads) {
+        return fetch(object, pieces, store, listener);
+    }
+
+    /**
      * Reads {@code length} bytes of {@code object} at {@code offset}, pinned to its ETag, into a new buffer
      * (a small read: a spot check compares a sample of the bytes peers gave with S3's). By default not
      * supported: the future fails with {@link UnsupportedOperationException}.

@@ -7,6 +7,7 @@ import io.s3broadcast.spi.ReadOptions;
 import io.s3broadcast.spi.ObjectSource;
 import io.s3broadcast.spi.PieceQueue;
 import io.s3broadcast.spi.PieceStore;
+import io.s3broadcast.spi.RangeReads;
 import io.s3broadcast.spi.SourceConfig;
 import io.s3broadcast.spi.SourceListener;
 import java.nio.ByteBuffer;
@@ -123,7 +124,15 @@ final class S3ObjectSource implements ObjectSource {
 
     @Override
     public CompletableFuture<Void> fetch(ObjectInfo object, PieceQueue pieces, PieceStore store, SourceListener listener) {
+        return fetch(object, pieces, store, listener, new RangeReads(config.connections(), config.rangeSize()));
+    }
+
+    /** As the four-argument fetch with {@code reads.connections()} lanes (at most the configured connections). */
+    @Override
+    public CompletableFuture<Void> fetch(ObjectInfo object, PieceQueue pieces, PieceStore store, SourceListener listener,
+            RangeReads reads) {
         try {
+            Objects.requireNonNull(reads, "reads");
             Objects.requireNonNull(object, "object");
             Objects.requireNonNull(pieces, "pieces");
             Objects.requireNonNull(store, "store");
@@ -133,7 +142,8 @@ final class S3ObjectSource implements ObjectSource {
             }
             ReadContext ctx = new ReadContext(client, object, store, listener, scheduler, ticker, random, backoff,
                     config.maxAttempts(), config.firstByteTimeout(), config.stallTimeout(), buffers);
-            return track(new Fetch(ctx, pieces, config.connections(), config.rangeSize()).start());
+            return track(new Fetch(ctx, pieces, Math.min(reads.connections(), config.connections()), reads.rangeBytes())
+                    .start());
         } catch (RuntimeException e) {
             return CompletableFuture.failedFuture(e);
         }

@@ -14,12 +14,14 @@ import io.netty.util.concurrent.ScheduledFuture;
 import io.s3broadcast.BroadcastException;
 import io.s3broadcast.Strategy;
 import io.s3broadcast.internal.cluster.ChokeScheduler;
+import io.s3broadcast.internal.cluster.ClusterPlan;
 import io.s3broadcast.internal.cluster.PieceSelector;
 import io.s3broadcast.internal.cluster.RequestScheduler;
 import io.s3broadcast.internal.cluster.Shares;
 import io.s3broadcast.internal.cluster.SourcePieces;
 import io.s3broadcast.internal.cluster.StealingScheduler;
 import io.s3broadcast.internal.cluster.WorkList;
+import io.s3broadcast.internal.cluster.WorkSizing;
 import io.s3broadcast.p2p.protocol.BitfieldMessage;
 import io.s3broadcast.p2p.protocol.Cancel;
 import io.s3broadcast.p2p.protocol.Choke;
@@ -119,6 +121,10 @@ final class NodeRun implements ClusterRun, GroupRouter.Target {
     private final CompletableFuture<Outcome> completion = new CompletableFuture<>();
     private final CompletableFuture<Void> finished = new CompletableFuture<>();
     private final WorkList workList;
+    /** The strategy as an object: plans phase 1 and gates phase 2. */
+    private final ClusterPlan plan;
+    /** Ranges, works and S3 connections of this node's phase 1, fixed with the membership in begin(). */
+    private WorkSizing.Sizing sizing;
     private final StealingScheduler stealing;
     private final RequestScheduler requests;
     private final ChokeScheduler choke;
@@ -227,8 +233,8 @@ final class NodeRun implements ClusterRun, GroupRouter.Target {
         this.ticker = config.ticker();
         this.startNanos = ticker.read();
         this.workList = new WorkList(pieceCount, List.of());
-        this.stealing = strategy == Strategy.NON_STEAL ? StealingScheduler.nonSteal()
-                : StealingScheduler.steal(new Random(seed(config.nodeId(), 1)));
+        this.plan = ClusterPlan.of(strategy);
+        this.stealing = plan.scheduler(new Random(seed(config.nodeId(), 1)));
         this.requests = RequestScheduler.builder(pieceCount)
                 .have(store.bitfield())
                 .selector(PieceSelector.randomizedRarest(new Random(seed(config.nodeId(), 2))))
@@ -402,17 +408,20 @@ final class NodeRun implements ClusterRun, GroupRouter.Target {
                 memberJoined(n);
             }
         }
+        int nodes = plan.sharingNodes(ids.contains(self) ? ids.size() : ids.size() + 1);
+        // A late node has no share; its reads (of works it steals) are sized as a member's would be.
+        sizing = task.sizing().size(WorkSizing.Share.of(Shares.end(pieceCount, nodes, 0), layout.pieceSize(), nodes));
         if (!late) {
             ids.add(self);
             int index = new ArrayList<>(ids).indexOf(self);
-            List<PieceRun> share = Shares.works(pieceCount, ids.size(), index, config.workSize());
+            List<PieceRun> share = plan.share(pieceCount, nodes, index, sizing);
             workList.append(share);
             Bitfield have = store.bitfield();
             for (int p = have.nextSet(0); p >= 0; p = have.nextSet(p + 1)) {
                 workList.pieceStored(p);
             }
-            LOG.debug("{}: {} of {} nodes, share {}", self, index, ids.size(), share.isEmpty() ? "empty"
-                    : "[" + share.get(0).first() + ", " + share.get(share.size() - 1).end() + ")");
+            LOG.debug("{}: {} of {} nodes, share {} in {} works, {}", self, index, ids.size(), share.isEmpty() ? "empty"
+                    : "[" + share.get(0).first() + ", " + share.get(share.size() - 1).end() + ")", share.size(), sizing);
         } else {
             LOG.info("{} joins {} late: no share, it steals and pulls", self, group);
         }
@@ -704,7 +713,7 @@ final class NodeRun implements ClusterRun, GroupRouter.Target {
             pumpPhase1();
             checkPhase2Start();
         } else if (msg instanceof GiveWorkRequest g) {
-            List<PieceRun> given = strategy == Strategy.NON_STEAL ? List.of()
+            List<PieceRun> given = !plan.givesWork() ? List.of()
                     : workList.giveAway(GiveWorkResponse.maxWorks(p.handler.peerMaxFrameLength));
             for (PieceRun run : given) {
                 for (int i = run.first(); i < run.end(); i++) {
@@ -799,7 +808,7 @@ final class NodeRun implements ClusterRun, GroupRouter.Target {
             return;
         }
         fetchActive = true;
-        CompletableFuture<Void> f = task.source().fetch(task.object(), workList, store, s3Listener);
+        CompletableFuture<Void> f = task.source().fetch(task.object(), workList, store, s3Listener, sizing.reads());
         fetch = f;
         f.whenComplete((v, e) -> execute(() -> {
             fetchActive = false;
@@ -847,7 +856,7 @@ final class NodeRun implements ClusterRun, GroupRouter.Target {
     }
 
     private boolean phase2Allowed() {
-        return strategy == Strategy.OVERLAP || phase2Started;
+        return plan.phase2Allowed(phase2Started);
     }
 
     private void checkPhase2Start() {
@@ -1079,7 +1088,7 @@ final class NodeRun implements ClusterRun, GroupRouter.Target {
         }
         if (from == null) {
             pumpPhase1();
-            if (strategy == Strategy.OVERLAP || requests.isEndgame()) {
+            if (plan.phase2Allowed(false) || requests.isEndgame()) {
                 pumpAll();
             }
         }
@@ -1291,7 +1300,7 @@ final class NodeRun implements ClusterRun, GroupRouter.Target {
         survivors.sort(null);
         boolean all = orphanRounds++ > 0;
         int n = all ? 1 : survivors.size();
-        List<PieceRun> mine = Shares.reassign(orphans, new Bitfield(pieceCount), n, config.workSize())
+        List<PieceRun> mine = Shares.reassign(orphans, new Bitfield(pieceCount), n, sizing.workPieces())
                 .get(all ? 0 : survivors.indexOf(self));
         LOG.info("{}: {} pieces nobody has or will fetch; this node fetches {} of them from S3{}", self,
                 orphans.cardinality(), mine.stream().mapToInt(PieceRun::count).sum(), all ? " (all: views disagree)" : "");

@@ -1,0 +1,71 @@
+package io.s3broadcast.internal.cluster;
+
+/**
+ * The default {@link WorkSizing}: a share becomes many small units that stay stealable until late, while a
+ * large object stays a bounded number of requests.
+ *
+ * <ul>
+ * <li><b>Range.</b> {@code ceil(share / (connections x UNITS_PER_CONNECTION))} pieces, so that every
+ *     connection reads several ranges of the share (a slow draw of the per-request rate then holds one
+ *     small range, not a quarter of the object); at least {@link #MIN_RANGE_BYTES} (so the first-byte latency
+ *     stays small against the transfer) and at least {@code share / MAX_RANGES} (a 10 GiB object is not ten
+ *     thousand GETs); at most {@link #MAX_RANGE_BYTES}, or, once a per-connection rate is measured, what one
+ *     connection reads in {@link #MAX_RANGE_SECONDS} if that is less (never below the minimum).
+ * <li><b>Connections.</b> As many as leave {@code UNITS_PER_CONNECTION} ranges to each, between
+ *     {@link #MIN_CONNECTIONS} and the configured maximum (never more than there are ranges): a single node
+ *     reading a 64 MiB object uses all 16, a node of eight reading an 8 MiB share uses two and keeps six
+ *     ranges to give away.
+ * <li><b>Work.</b> One range: every range not started is a work a thief can take.
+ * </ul>
+ */
+final class ComputedWorkSizing implements WorkSizing {
+
+    /** Ranges each connection should read of its share, so the share's end is many small units. */
+    static final int UNITS_PER_CONNECTION = 4;
+    /** Smallest range: 1 MiB, about 0.1-0.2 s at the rates S3 gives one request, against ~30 ms to first byte. */
+    static final long MIN_RANGE_BYTES = 1L << 20;
+    /** Largest range: 32 MiB (the former fixed default). */
+    static final long MAX_RANGE_BYTES = 32L << 20;
+    /** Ranges per share at most (before the largest range caps them): bounds the GETs of a huge object. */
+    static final int MAX_RANGES = 1024;
+    /** With a measured rate, a range takes at most this long on one connection. */
+    static final double MAX_RANGE_SECONDS = 2.0;
+    /** Fewest connections when the share has at least that many ranges: one slow draw does not idle the link. */
+    static final int MIN_CONNECTIONS = 2;
+
+    private final int maxConnections;
+
+    ComputedWorkSizing(int maxConnections) {
+        if (maxConnections <= 0) {
+            throw new IllegalArgumentException("maxConnections must be > 0, was " + maxConnections);
+        }
+        this.maxConnections = maxConnections;
+    }
+
+    @Override
+    public Sizing size(Share share) {
+        int pieces = share.sharePieces();
+        int pieceSize = share.pieceSize();
+        long minPieces = Math.max(1, Math.max(ceil(MIN_RANGE_BYTES, pieceSize), ceil(pieces, MAX_RANGES)));
+        long maxPieces = Math.max(minPieces, MAX_RANGE_BYTES / pieceSize);
+        if (share.bytesPerSecondPerConnection() > 0) {
+            long byRate = (long) (share.bytesPerSecondPerConnection() * MAX_RANGE_SECONDS / pieceSize);
+            maxPieces = Math.max(minPieces, Math.min(maxPieces, byRate));
+        }
+        long wanted = ceil(pieces, (long) maxConnections * UNITS_PER_CONNECTION);
+        int range = (int) Math.min(Integer.MAX_VALUE, Math.max(minPieces, Math.min(maxPieces, wanted)));
+        long ranges = Math.max(1, ceil(pieces, range));
+        long connections = Math.max(MIN_CONNECTIONS, ranges / UNITS_PER_CONNECTION);
+        connections = Math.max(1, Math.min(Math.min(connections, ranges), maxConnections));
+        return new Sizing((int) connections, range, range, pieceSize);
+    }
+
+    private static long ceil(long a, long b) {
+        return (a + b - 1) / b;
+    }
+
+    @Override
+    public String toString() {
+        return "computed(maxConnections=" + maxConnections + ")";
+    }
+}
