@@ -1,6 +1,7 @@
 package io.s3broadcast.internal.cluster;
 
 import java.util.ArrayList;
+import java.util.Collections;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
@@ -19,9 +20,10 @@ import java.util.TreeMap;
  * <ul>
  * <li>While this node's own list has queued pieces it fetches ({@link Action#FETCH}).
  * <li>When nothing is left to hand out (its last runs may still be in flight), it steals: it sends one
- *     {@code giveWork} at a time to the <em>victim</em>, the peer that advertised most works left, among
- *     peers that advertised at least one and have not refused; ties are broken with the seeded
- *     {@link Random}, so idle nodes with different seeds spread over equally loaded victims. (The paper
+ *     {@code giveWork} at a time to a <em>victim</em> drawn among the few peers with most works left (at
+ *     least half as many as the most loaded, see {@link #victim()}), among peers that advertised at least
+ *     one and have not refused, with the seeded {@link Random}, so idle nodes with different seeds spread
+ *     over the loaded nodes instead of all asking one. (The paper
  *     steals once the list is empty; stealing when nothing is queued overlaps the round trip with the
  *     last runs, and is the same with one connection and runs of a whole work.)
  * <li>A victim that answers with no works has <em>refused</em> and is not asked again until it
@@ -59,6 +61,9 @@ public final class StealingScheduler {
         static final Step FETCH = new Step(Action.FETCH, null, 0);
         static final Step DONE = new Step(Action.DONE, null, 0);
     }
+
+    /** Victims drawn from: the most loaded peers, this many at most. */
+    static final int SPREAD = 3;
 
     private final boolean steal;
     private final Random random;
@@ -148,29 +153,39 @@ public final class StealingScheduler {
     }
 
     /**
-     * The peer to steal from now, or null: most works advertised, at least one, not refused; ties broken
-     * with the seeded random.
+     * The peer to steal from now, or null. Works are of one size, so a peer's remaining time is estimated by
+     * the works it advertised. Candidates are the {@link #SPREAD} peers with most works left (at least one, not
+     * refused) that have at least half as many as the most loaded; one is drawn with the seeded random, with a
+     * chance proportional to its works. So thieves that run dry together spread over the most loaded nodes
+     * instead of all asking the same one, and a node with twice the works is asked about twice as often.
      */
     synchronized String victim() {
-        int most = 0;
-        List<String> best = new ArrayList<>();
+        List<Map.Entry<String, Integer>> candidates = new ArrayList<>();
         for (Map.Entry<String, Integer> e : advertised.entrySet()) {
-            int works = e.getValue();
-            if (works == 0 || refused.contains(e.getKey())) {
-                continue;
-            }
-            if (works > most) {
-                most = works;
-                best.clear();
-            }
-            if (works == most) {
-                best.add(e.getKey());
+            if (e.getValue() > 0 && !refused.contains(e.getKey())) {
+                candidates.add(e);
             }
         }
-        if (best.isEmpty()) {
+        if (candidates.isEmpty()) {
             return null;
         }
-        return best.size() == 1 ? best.get(0) : best.get(random.nextInt(best.size()));
+        // Shuffled before the stable sort, so equally loaded peers beyond the SPREAD cut are drawn fairly.
+        Collections.shuffle(candidates, random);
+        candidates.sort(Map.Entry.<String, Integer>comparingByValue().reversed());
+        int most = candidates.get(0).getValue();
+        int total = 0;
+        int n = 0;
+        for (; n < Math.min(SPREAD, candidates.size()) && 2 * candidates.get(n).getValue() >= most; n++) {
+            total += candidates.get(n).getValue();
+        }
+        int draw = random.nextInt(total);
+        for (int i = 0; i < n; i++) {
+            draw -= candidates.get(i).getValue();
+            if (draw < 0) {
+                return candidates.get(i).getKey();
+            }
+        }
+        throw new AssertionError("unreachable");
     }
 
     /**

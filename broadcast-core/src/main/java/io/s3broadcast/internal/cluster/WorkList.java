@@ -26,13 +26,13 @@ import java.util.TreeMap;
  * the list and in piece order and is not started (two adjacent works of one share, say). Stored pieces
  * are skipped, so a piece that arrived from a peer before the fetch reached it is not read again.
  *
- * <p><b>What {@code len} counts.</b> {@link #giveAway()} follows the paper: it gives the last
- * {@code ceil(len / 2)} works, where {@code len} is the length of the list, i.e. every work not yet
- * completely stored, <em>including</em> works that are started (in the paper's example node B, holding
- * works 38 to 63 with 38 under way, has {@code len = 26} and gives 51 to 63). Only works not started are
- * given, taken from the end of the list; when fewer than {@code ceil(len / 2)} are not started (many
- * connections each reading a different work), all of those are given and the started ones stay. The
- * count a node advertises to its peers ({@link Remaining#works()}) is this same {@code len}.
+ * <p><b>What is given.</b> {@link #giveAway()} gives the last {@code ceil(u / 2)} works not started, where
+ * {@code u} is their number: the victim keeps the works its connections are reading and half of the rest.
+ * With one connection this is the paper's rule (node B, holding works 38 to 63 with 38 under way, gives 51
+ * to 63); with several connections, each reading its own work, the paper's {@code ceil(len / 2)} of the
+ * whole list would leave the victim little but its works in flight. The count a node advertises to its
+ * peers ({@link Remaining#works()}) is the paper's {@code len}: every work not completely stored, started
+ * or not.
  */
 public final class WorkList implements PieceQueue, SourcePieces {
 
@@ -141,9 +141,9 @@ public final class WorkList implements PieceQueue, SourcePieces {
     }
 
     /**
-     * Answers a {@code giveWork}: removes and returns, in list order, the last {@code ceil(len / 2)} works
-     * of the list that are not started, where {@code len} is the number of works in the list (see the
-     * class comment). Returns fewer when fewer are not started, and none from an empty list.
+     * Answers a {@code giveWork}: removes and returns, in list order, the last {@code ceil(u / 2)} works of the
+     * list that are not started, where {@code u} is their number (see the class comment); none when every
+     * work is started.
      */
     public List<PieceRun> giveAway() {
         return giveAway(Integer.MAX_VALUE);
@@ -155,7 +155,13 @@ public final class WorkList implements PieceQueue, SourcePieces {
             throw new IllegalArgumentException("maxWorks must be >= 0, was " + maxWorks);
         }
         int len = list.size();
-        int want = Math.min((len + 1) / 2, maxWorks);
+        int unstarted = 0;
+        for (Work w : list) {
+            if (!w.started()) {
+                unstarted++;
+            }
+        }
+        int want = Math.min((unstarted + 1) / 2, maxWorks);
         List<Work> taken = new ArrayList<>(want);
         for (int i = len - 1; i >= 0 && taken.size() < want; i--) {
             Work w = list.get(i);

@@ -7,6 +7,8 @@ import io.s3broadcast.internal.cluster.StealingScheduler.Step;
 import io.s3broadcast.spi.PieceRun;
 import java.util.HashSet;
 import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
 import java.util.Random;
 import java.util.Set;
 import org.junit.jupiter.api.Test;
@@ -29,22 +31,41 @@ class StealingSchedulerTest {
         StealingScheduler s = StealingScheduler.steal(new Random(1));
         s.worksLeft("a", 0);
         s.worksLeft("b", 26);
-        s.worksLeft("c", 20);
-        s.worksLeft("d", 25);
+        s.worksLeft("c", 4);
         Step step = s.next(FINISHING);
         assertThat(step.action()).isEqualTo(Action.STEAL);
-        assertThat(step.victim()).isEqualTo("b");
+        assertThat(step.victim()).isEqualTo("b"); // c has less than half of b's works: never a candidate
+    }
+
+    @Test
+    void thievesSpreadOverTheMostLoadedPeersInProportionToTheirWorks() {
+        Map<String, Integer> chosen = new TreeMap<>();
+        for (int seed = 0; seed < 600; seed++) {
+            StealingScheduler s = StealingScheduler.steal(new Random(seed));
+            s.worksLeft("a", 0);
+            s.worksLeft("b", 30);
+            s.worksLeft("c", 20);
+            s.worksLeft("d", 10);  // under half of b's: not a candidate
+            s.worksLeft("e", 25);
+            s.worksLeft("f", 16);  // fourth most: beyond the spread
+            chosen.merge(s.next(IDLE).victim(), 1, Integer::sum);
+        }
+        assertThat(chosen).containsOnlyKeys("b", "c", "e");
+        // Proportional to works: b 30/75, e 25/75, c 20/75 of the draws, give or take.
+        assertThat(chosen.get("b")).isBetween(200, 280);
+        assertThat(chosen.get("e")).isBetween(160, 240);
+        assertThat(chosen.get("c")).isBetween(120, 200);
     }
 
     @Test
     void oneRequestAtATime() {
         StealingScheduler s = StealingScheduler.steal(new Random(1));
         s.worksLeft("b", 10);
-        s.worksLeft("c", 8);
+        s.worksLeft("c", 4);
         Step steal = s.next(IDLE);
         assertThat(s.next(IDLE)).isEqualTo(new Step(Action.WAIT, "b", steal.requestId()));
         assertThat(s.answered("b", steal.requestId(), 5)).isTrue();
-        s.worksLeft("b", 5);
+        s.worksLeft("b", 1);
         Step again = s.next(IDLE);
         assertThat(again.action()).isEqualTo(Action.STEAL);
         assertThat(again.victim()).isEqualTo("c");
@@ -66,7 +87,7 @@ class StealingSchedulerTest {
     void aPeerThatRefusedIsNotAskedAgainUntilItAdvertisesMore() {
         StealingScheduler s = StealingScheduler.steal(new Random(1));
         s.worksLeft("b", 3); // three works, all under way: it will refuse
-        s.worksLeft("c", 2);
+        s.worksLeft("c", 1); // under half of b's: asked once b refused
         Step toB = s.next(IDLE);
         assertThat(toB.victim()).isEqualTo("b");
         assertThat(s.answered("b", toB.requestId(), 0)).isTrue();
@@ -140,7 +161,7 @@ class StealingSchedulerTest {
         drain(b, 640);
         StealingScheduler s = StealingScheduler.steal(new Random(42));
         s.worksLeft("B", b.remaining().works());
-        s.worksLeft("C", 25);
+        s.worksLeft("C", 12);
 
         Step step = s.next(a.remaining());
         assertThat(step).isEqualTo(new Step(Action.STEAL, "B", step.requestId()));

@@ -95,7 +95,7 @@ class WorkListTest {
     }
 
     @Test
-    void giveAwayTakesCeilOfHalfTheLengthFromTheEnd() {
+    void giveAwayTakesCeilOfHalfTheUnstartedWorksFromTheEnd() {
         assertThat(fresh(5).giveAway()).extracting(PieceRun::first).containsExactly(20, 30, 40);
         assertThat(fresh(4).giveAway()).extracting(PieceRun::first).containsExactly(20, 30);
         assertThat(fresh(1).giveAway()).extracting(PieceRun::first).containsExactly(0);
@@ -108,16 +108,17 @@ class WorkListTest {
     }
 
     @Test
-    void lenCountsStartedWorksButOnlyUnstartedWorksAreGiven() {
-        // Four connections each reading a different work: 4 started, 2 not. len = 6, ceil(6/2) = 3, but
-        // only the 2 unstarted can go.
+    void lenCountsStartedWorksButHalfOfTheUnstartedWorksAreGiven() {
+        // Four connections each reading a different work: 4 started, 2 not. len = 6 is advertised; half of the
+        // 2 unstarted go, so the victim keeps one to read after its works in flight.
         WorkList list = fresh(6);
         for (int i = 0; i < 4; i++) {
             list.poll(10);
         }
         assertThat(list.remaining().works()).isEqualTo(6);
         assertThat(list.remaining().unstartedWorks()).isEqualTo(2);
-        assertThat(list.giveAway()).extracting(PieceRun::first).containsExactly(40, 50);
+        assertThat(list.giveAway()).extracting(PieceRun::first).containsExactly(50);
+        assertThat(list.giveAway()).extracting(PieceRun::first).containsExactly(40);
         assertThat(list.giveAway()).isEmpty();
         assertThat(list.remaining().works()).isEqualTo(4);
 
