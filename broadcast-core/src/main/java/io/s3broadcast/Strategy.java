@@ -20,7 +20,7 @@ public enum Strategy {
 
     /**
      * Like {@link #NON_STEAL}, but shares are cut into works and a node that runs out asks the node with the
-     * most works left to give it the last half of its list.
+     * most works left (drawn among the most loaded) to give it half of the works it has not started.
      */
     STEAL,
 

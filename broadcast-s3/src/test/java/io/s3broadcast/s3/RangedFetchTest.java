@@ -9,6 +9,7 @@ import io.s3broadcast.spi.PieceLayout;
 import io.s3broadcast.spi.PieceQueue;
 import io.s3broadcast.spi.PieceRun;
 import io.s3broadcast.spi.PieceStore;
+import io.s3broadcast.spi.RangeReads;
 import io.s3broadcast.spi.SourceConfig;
 import io.s3broadcast.spi.SourceListener;
 import io.s3broadcast.testkit.time.ManualScheduler;
@@ -102,6 +103,18 @@ class RangedFetchTest {
                 .containsExactly("bytes=0-4095", "bytes=4096-8191", "bytes=8192-10539");
         assertThat(client.calls).allSatisfy(c -> assertThat(c.request.ifMatch()).isEqualTo(ETAG));
         assertThat(listener.bytes.get()).isEqualTo(data.length);
+    }
+
+    @Test
+    void readsAsTheFetchIsToldRatherThanTheConfiguredRange() throws Exception {
+        store = PieceStore.create(dir.resolve("obj"), new PieceLayout(data.length, PIECE));
+        // Told 2-piece ranges over more connections than configured (2): the ranges shrink, the lanes stay at 2.
+        CompletableFuture<Void> f = source(2, 3).fetch(info(), PieceQueue.ofRange(0, store.layout().pieceCount()), store,
+                listener, new RangeReads(8, 2 * PIECE));
+        assertThat(f).isCompleted();
+        assertStoredExactly();
+        assertThat(client.calls).extracting(c -> c.request.range()).containsExactly("bytes=0-2047", "bytes=2048-4095",
+                "bytes=4096-6143", "bytes=6144-8191", "bytes=8192-10239", "bytes=10240-10539");
     }
 
     @Test

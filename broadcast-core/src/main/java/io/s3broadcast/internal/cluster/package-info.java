@@ -8,21 +8,23 @@
  *
  * <p>{@link io.s3broadcast.internal.cluster.Shares}: of {@code P} pieces and {@code N} nodes, node
  * {@code i} reads {@code [iP/N, (i+1)P/N)}; with {@code P < N} some shares are empty. For the steal
- * algorithm a share is cut into <em>works</em> of {@code workSize} pieces
- * ({@link io.s3broadcast.internal.cluster.PhaseOneSettings}; the paper used 32 KB pieces, works of 100
- * pieces and one S3 connection, {@code PhaseOneSettings.paper(steal)}).
+ * algorithm a share is cut into <em>works</em>; how many pieces a work and a ranged GET hold, and over how
+ * many connections, is the {@link io.s3broadcast.internal.cluster.WorkSizing} policy's choice (computed from
+ * the share by default; the paper used 32 KB pieces, works of 100 pieces and one S3 connection,
+ * {@code PhaseOneSettings.paper(steal)}). Each strategy is a {@link io.s3broadcast.internal.cluster.ClusterPlan}:
+ * it plans the share, says whether the node steals and gives works, and when phase 2 may run.
  *
  * <p>{@link io.s3broadcast.internal.cluster.WorkList} is a node's list of works and the
  * {@link io.s3broadcast.spi.PieceQueue} its S3 fetch polls: runs are handed out in list order within one
  * work (or across works that are adjacent in the list and in the object), handed-out pieces are in flight
  * until the store reports them. A {@code giveWork} is answered by
- * {@link io.s3broadcast.internal.cluster.WorkList#giveAway()}: the last {@code ceil(len/2)} works not yet
- * started, where {@code len} counts every work not completely stored, started or not (the paper's example:
- * works 38 to 63 with 38 under way give 51 to 63). The thief appends them with
+ * {@link io.s3broadcast.internal.cluster.WorkList#giveAway()}: the last {@code ceil(u/2)} of the {@code u}
+ * works not yet started (the paper's example: works 38 to 63 with 38 under way give 51 to 63); the count a
+ * node advertises is the paper's {@code len}, every work not completely stored. The thief appends them with
  * {@link io.s3broadcast.internal.cluster.WorkList#append}.
  *
  * <p>{@link io.s3broadcast.internal.cluster.StealingScheduler} decides what a node does when its list has
- * nothing left to hand out: send {@code giveWork} to the peer that advertised most works left (ties by a
+ * nothing left to hand out: send {@code giveWork} to a peer drawn among those that advertised most works left (by a
  * seeded random), one request at a time; a peer that gives nothing is not asked again until it
  * advertises more; with no victim left the node is done with phase 1. Non-steal never steals. A dead
  * node's unfinished pieces are shared out again among the survivors by

@@ -19,8 +19,6 @@ import io.s3broadcast.internal.cluster.PieceSelector;
 import io.s3broadcast.internal.cluster.RequestScheduler;
 import io.s3broadcast.internal.cluster.Shares;
 import io.s3broadcast.internal.cluster.SourcePieces;
-import io.s3broadcast.internal.cluster.StealingScheduler;
-import io.s3broadcast.internal.cluster.WorkList;
 import io.s3broadcast.internal.cluster.WorkSizing;
 import io.s3broadcast.p2p.protocol.BitfieldMessage;
 import io.s3broadcast.p2p.protocol.Cancel;
@@ -52,7 +50,9 @@ import io.s3broadcast.spi.ClusterConfig;
 import io.s3broadcast.spi.ClusterRun;
 import io.s3broadcast.spi.ClusterTask;
 import io.s3broadcast.spi.PieceLayout;
+import io.s3broadcast.spi.PieceQueue;
 import io.s3broadcast.spi.PieceRun;
+import io.s3broadcast.spi.RangeReads;
 import io.s3broadcast.spi.PieceStore;
 import io.s3broadcast.spi.PeerSecurity;
 import io.s3broadcast.spi.SourceListener;
@@ -104,8 +104,6 @@ final class NodeRun implements ClusterRun, GroupRouter.Target {
     static final long ORPHAN_GRACE_NANOS = TimeUnit.MILLISECONDS.toNanos(300);
     static final long HOUSEKEEPING_MILLIS = 100;
     static final long MAX_REDIAL_MILLIS = 2_000;
-    /** A {@code GIVE_WORK_REQUEST} unanswered for this long is given up; the victim counts as having refused. */
-    static final long GIVE_WORK_TIMEOUT_MILLIS = 10_000;
 
     private final PeerCluster cluster;
     private final ClusterConfig config;
@@ -120,12 +118,10 @@ final class NodeRun implements ClusterRun, GroupRouter.Target {
     private final long startNanos;
     private final CompletableFuture<Outcome> completion = new CompletableFuture<>();
     private final CompletableFuture<Void> finished = new CompletableFuture<>();
-    private final WorkList workList;
     /** The strategy as an object: plans phase 1 and gates phase 2. */
     private final ClusterPlan plan;
-    /** Ranges, works and S3 connections of this node's phase 1, fixed with the membership in begin(). */
-    private WorkSizing.Sizing sizing;
-    private final StealingScheduler stealing;
+    /** Phase 1: the work list, its S3 fetch, stealing and giving works, and the phase-2 gate. */
+    private final ShareFetcher phase1;
     private final RequestScheduler requests;
     private final ChokeScheduler choke;
     private final SourceListener s3Listener;
@@ -158,18 +154,8 @@ final class NodeRun implements ClusterRun, GroupRouter.Target {
     /** Remote hosts whose failed authentication was logged (once each). */
     private final Set<String> authFailuresLogged = ConcurrentHashMap.newKeySet();
     private boolean begun;
-    private boolean fetchActive;
-    private CompletableFuture<Void> fetch;
-    private boolean stealOutstanding;
-    private boolean phase2Started;
     private boolean complete;
-    private int advertisedWorks = -1;
-    private long phase1EndNanos = -1;
     private long bytesFromPeers;
-    /** Pieces fetched from S3 that were in works taken from other nodes. */
-    private int piecesStolen;
-    /** Pieces of works this node took from others and still holds (works it gave on are cleared). */
-    private final Bitfield inStolenWorks;
     private long orphanSince = -1;
     private int orphanRounds;
     private ScheduledFuture<?> housekeeping;
@@ -212,7 +198,6 @@ final class NodeRun implements ClusterRun, GroupRouter.Target {
         this.store = task.store();
         this.layout = store.layout();
         this.pieceCount = layout.pieceCount();
-        this.inStolenWorks = new Bitfield(pieceCount);
         this.serving = cluster.serving();
         // First-hand digests: this node's own S3 reads and what peers vouched for.
         Vouches vouches = new Vouches(pieceCount);
@@ -232,9 +217,9 @@ final class NodeRun implements ClusterRun, GroupRouter.Target {
         this.loop = cluster.nextLoop();
         this.ticker = config.ticker();
         this.startNanos = ticker.read();
-        this.workList = new WorkList(pieceCount, List.of());
         this.plan = ClusterPlan.of(strategy);
-        this.stealing = plan.scheduler(new Random(seed(config.nodeId(), 1)));
+        this.phase1 = new ShareFetcher(config.nodeId(), plan, pieceCount, new Random(seed(config.nodeId(), 1)),
+                phaseOneRun(), this::fetchFromS3, this::execute, loop, ticker);
         this.requests = RequestScheduler.builder(pieceCount)
                 .have(store.bitfield())
                 .selector(PieceSelector.randomizedRarest(new Random(seed(config.nodeId(), 2))))
@@ -242,12 +227,12 @@ final class NodeRun implements ClusterRun, GroupRouter.Target {
                     // A piece nobody vouched for (or peers dispute) is not requested: it could not be checked.
                     @Override
                     public boolean isPending(int piece) {
-                        return workList.isPending(piece) || expected(piece) == null;
+                        return phase1.workList().isPending(piece) || expected(piece) == null;
                     }
 
                     @Override
                     public boolean isInFlight(int piece) {
-                        return workList.isInFlight(piece);
+                        return phase1.workList().isInFlight(piece);
                     }
                 })
                 .maxRequestsPerPeer(config.maxRequestsPerPeer())
@@ -410,16 +395,13 @@ final class NodeRun implements ClusterRun, GroupRouter.Target {
         }
         int nodes = plan.sharingNodes(ids.contains(self) ? ids.size() : ids.size() + 1);
         // A late node has no share; its reads (of works it steals) are sized as a member's would be.
-        sizing = task.sizing().size(WorkSizing.Share.of(Shares.end(pieceCount, nodes, 0), layout.pieceSize(), nodes));
+        WorkSizing.Sizing sizing = task.sizing().size(
+                WorkSizing.Share.of(Shares.end(pieceCount, nodes, 0), layout.pieceSize(), nodes));
+        List<PieceRun> share = List.of();
         if (!late) {
             ids.add(self);
             int index = new ArrayList<>(ids).indexOf(self);
-            List<PieceRun> share = plan.share(pieceCount, nodes, index, sizing);
-            workList.append(share);
-            Bitfield have = store.bitfield();
-            for (int p = have.nextSet(0); p >= 0; p = have.nextSet(p + 1)) {
-                workList.pieceStored(p);
-            }
+            share = plan.share(pieceCount, nodes, index, sizing);
             LOG.debug("{}: {} of {} nodes, share {} in {} works, {}", self, index, ids.size(), share.isEmpty() ? "empty"
                     : "[" + share.get(0).first() + ", " + share.get(share.size() - 1).end() + ")", share.size(), sizing);
         } else {
@@ -444,11 +426,7 @@ final class NodeRun implements ClusterRun, GroupRouter.Target {
                 TimeUnit.MILLISECONDS);
         long interval = config.chokeInterval().toNanos();
         chokeTimer = loop.scheduleAtFixedRate(() -> applyChoking(choke.tick()), interval, interval, TimeUnit.NANOSECONDS);
-        for (Peer p : peers.values()) {
-            p.handler.send(new WorksLeft(workList.remaining().works()));
-        }
-        advertiseWorks();
-        pumpPhase1();
+        phase1.begin(share, sizing, store.bitfield());
         if (store.isComplete()) {
             complete();
         }
@@ -579,14 +557,14 @@ final class NodeRun implements ClusterRun, GroupRouter.Target {
             // Pieces already on disk whose stored() has not run yet: mark them in the work list now, so the
             // WORKS_LEFT below agrees with the BITFIELD (the peer checks one against the other).
             for (int piece = have.nextSet(0); piece >= 0; piece = have.nextSet(piece + 1)) {
-                workList.pieceStored(piece);
+                phase1.workList().pieceStored(piece);
             }
         }
         h.write(BitfieldMessage.of(have));
         // Right after the BITFIELD (which must come first): a peer asks only for pieces it has a digest of.
         sendOwnDigests(h);
         if (begun) {
-            h.write(new WorksLeft(workList.remaining().works()));
+            h.write(new WorksLeft(phase1.worksLeft()));
         }
         if (complete) {
             h.write(Done.INSTANCE);
@@ -606,7 +584,7 @@ final class NodeRun implements ClusterRun, GroupRouter.Target {
         }
         Peer p = peers.remove(id);
         requests.peerLeft(id);
-        stealing.peerLeft(id);
+        phase1.peerLeft(id);
         choke.peerLeft(id);
         if (closing) {
             return; // finish() told the listener
@@ -615,8 +593,7 @@ final class NodeRun implements ClusterRun, GroupRouter.Target {
         if (!p.done) {
             LOG.info("{}: lost {} before it was done; its requests go elsewhere", self, id);
         }
-        // stealing.peerLeft abandoned a request outstanding to it; pumpPhase1 asks the scheduler again.
-        stealOutstanding = false;
+        // phase1.peerLeft abandoned a request outstanding to it; pumpPhase1 asks the scheduler again.
         pumpAll();
         pumpPhase1();
         rechokeIfSlotsFree();
@@ -706,44 +683,17 @@ final class NodeRun implements ClusterRun, GroupRouter.Target {
                 return;
             }
             p.worksLeft = w.works();
-            stealing.worksLeft(p.id, w.works());
             if (w.works() > 0) {
                 orphanRounds = 0;
             }
-            pumpPhase1();
-            checkPhase2Start();
+            phase1.worksLeft(p.id, w.works());
         } else if (msg instanceof GiveWorkRequest g) {
-            List<PieceRun> given = !plan.givesWork() ? List.of()
-                    : workList.giveAway(GiveWorkResponse.maxWorks(p.handler.peerMaxFrameLength));
-            for (PieceRun run : given) {
-                for (int i = run.first(); i < run.end(); i++) {
-                    inStolenWorks.clear(i);
-                }
-            }
-            p.handler.send(new GiveWorkResponse(g.requestId(), given));
-            if (!given.isEmpty()) {
-                LOG.debug("{}: gave {} works to {}", self, given.size(), p.id);
-            }
-            advertiseWorks();
+            phase1.giveWorkRequested(p.id, g.requestId(), GiveWorkResponse.maxWorks(p.handler.peerMaxFrameLength));
         } else if (msg instanceof GiveWorkResponse g) {
-            if (!p.giveWorkSent.remove(g.requestId())) {
+            if (!phase1.giveWorkAnswered(p.id, g.requestId(), g.works(), store::hasPiece)) {
                 misbehaved(p, "sent GIVE_WORK_RESPONSE " + g.requestId() + " that this node did not ask for");
                 return;
             }
-            workList.append(g.works());
-            for (PieceRun run : g.works()) {
-                for (int i = run.first(); i < run.end(); i++) {
-                    inStolenWorks.set(i);
-                    if (store.hasPiece(i)) {
-                        workList.pieceStored(i);
-                    }
-                }
-            }
-            if (stealing.answered(p.id, g.requestId(), g.works().size())) {
-                stealOutstanding = false;
-            }
-            advertiseWorks();
-            pumpPhase1();
         } else if (msg instanceof Digests d) {
             if (digests.received(p.id, d)) {
                 pumpAll();
@@ -762,109 +712,73 @@ final class NodeRun implements ClusterRun, GroupRouter.Target {
 
     /** Keeps the S3 fetch going and steals when the own list runs dry. */
     private void pumpPhase1() {
-        if (!begun || closing) {
-            return;
-        }
-        StealingScheduler.Step step = stealing.next(workList.remaining());
-        switch (step.action()) {
-            case FETCH -> {
-                stealOutstanding = false;
-                startFetch();
-            }
-            case STEAL -> {
-                Peer victim = peers.get(step.victim());
-                if (victim == null) {
-                    stealing.answered(step.victim(), step.requestId(), 0);
-                    stealOutstanding = false;
-                } else {
-                    stealOutstanding = true;
-                    victim.giveWorkSent.add(step.requestId());
-                    victim.handler.send(new GiveWorkRequest(step.requestId()));
-                    String id = step.victim();
-                    int requestId = step.requestId();
-                    loop.schedule(() -> {
-                        if (!closing && stealing.answered(id, requestId, 0)) {
-                            LOG.info("{}: {} did not answer giveWork {} in time", self, id, requestId);
-                            stealOutstanding = false;
-                            pumpPhase1();
-                        }
-                    }, GIVE_WORK_TIMEOUT_MILLIS, TimeUnit.MILLISECONDS);
-                }
-            }
-            case WAIT -> stealOutstanding = true;
-            case DONE -> {
-                stealOutstanding = false;
-                if (!fetchActive && workList.isEmpty() && phase1EndNanos < 0) {
-                    phase1EndNanos = ticker.read();
-                    LOG.debug("{}: phase 1 done", self);
-                }
-            }
-        }
-        checkPhase2Start();
-    }
-
-    private void startFetch() {
-        if (fetchActive || closing) {
-            return;
-        }
-        fetchActive = true;
-        CompletableFuture<Void> f = task.source().fetch(task.object(), workList, store, s3Listener, sizing.reads());
-        fetch = f;
-        f.whenComplete((v, e) -> execute(() -> {
-            fetchActive = false;
-            fetch = null;
-            if (e != null) {
-                workList.requeueInFlight();
-                if (!closing) {
-                    fail(e instanceof CompletionException && e.getCause() != null ? e.getCause() : e);
-                }
-                return;
-            }
-            pumpPhase1();
-        }));
+        phase1.pump();
     }
 
     /** Tells peers how many works this node has left when it changed. */
     private void advertiseWorks() {
-        if (!begun) {
-            return;
-        }
-        int n = workList.remaining().works();
-        if (n == advertisedWorks) {
-            return;
-        }
-        advertisedWorks = n;
-        for (Peer p : peers.values()) {
-            p.handler.send(new WorksLeft(n));
-        }
+        phase1.advertiseWorks();
     }
 
-    /**
-     * Phase 1 is over as far as this node knows: its own list is empty and not fetching, it waits for no
-     * work, no member is still expected to connect, and every peer last reported an empty list.
-     */
+    /** Phase 1 is over as far as this node knows (see {@link ShareFetcher#overEverywhere()}). */
     private boolean phase1OverEverywhere() {
-        if (!begun || fetchActive || stealOutstanding || !workList.isEmpty() || !pendingSince.isEmpty()) {
-            return false;
-        }
-        for (Peer p : peers.values()) {
-            if (p.worksLeft != 0) {
-                return false;
-            }
-        }
-        return true;
+        return phase1.overEverywhere();
     }
 
     private boolean phase2Allowed() {
-        return plan.phase2Allowed(phase2Started);
+        return phase1.phase2Allowed();
     }
 
     private void checkPhase2Start() {
-        if (!phase2Started && begun && phase1OverEverywhere()) {
-            phase2Started = true;
-            LOG.debug("{}: phase 2 starts", self);
-            pumpAll();
-        }
+        phase1.checkPhase2Start();
+    }
+
+    /** Reads what {@code queue} hands out from S3 into the store. */
+    private CompletableFuture<Void> fetchFromS3(PieceQueue queue, RangeReads reads) {
+        return task.source().fetch(task.object(), queue, store, s3Listener, reads);
+    }
+
+    /** What phase 1 sees of this run: the connected peers, their work lists, and the phase-2 start. */
+    private ShareFetcher.Run phaseOneRun() {
+        return new ShareFetcher.Run() {
+            @Override
+            public Set<String> peers() {
+                return peers.keySet();
+            }
+
+            @Override
+            public boolean send(String peer, PeerMessage msg) {
+                Peer p = peers.get(peer);
+                if (p == null) {
+                    return false;
+                }
+                p.handler.send(msg);
+                return true;
+            }
+
+            @Override
+            public boolean peersOutOfWork() {
+                if (!pendingSince.isEmpty()) {
+                    return false;
+                }
+                for (Peer p : peers.values()) {
+                    if (p.worksLeft != 0) {
+                        return false;
+                    }
+                }
+                return true;
+            }
+
+            @Override
+            public void phase2Starts() {
+                pumpAll();
+            }
+
+            @Override
+            public void failed(Throwable error) {
+                fail(error);
+            }
+        };
     }
 
     // ---------------------------------------------------------------- phase 2
@@ -1052,14 +966,11 @@ final class NodeRun implements ClusterRun, GroupRouter.Target {
         if (closing) {
             return;
         }
-        if (from == null && inStolenWorks.get(piece)) {
-            piecesStolen++;
-        }
         byte[] own = null;
         if (from == null) {
             own = digests.ownRead(piece);
         }
-        workList.pieceStored(piece);
+        phase1.pieceStored(piece, from == null);
         for (RequestScheduler.PeerRequest cancel : requests.pieceStored(piece, from)) {
             Peer p = peers.get(cancel.peer());
             if (p != null) {
@@ -1088,7 +999,7 @@ final class NodeRun implements ClusterRun, GroupRouter.Target {
         }
         if (from == null) {
             pumpPhase1();
-            if (plan.phase2Allowed(false) || requests.isEndgame()) {
+            if (phase2Allowed() || requests.isEndgame()) {
                 pumpAll();
             }
         }
@@ -1274,7 +1185,7 @@ final class NodeRun implements ClusterRun, GroupRouter.Target {
         Bitfield have = store.bitfield();
         Bitfield orphans = new Bitfield(pieceCount);
         for (int p = have.nextClear(0); p >= 0; p = have.nextClear(p + 1)) {
-            if (!workList.isPending(p) && !disputes.isChecking(p) && (requests.availability(p) == 0 || expected(p) == null)) {
+            if (!phase1.workList().isPending(p) && !disputes.isChecking(p) && (requests.availability(p) == 0 || expected(p) == null)) {
                 orphans.set(p);
             }
         }
@@ -1300,15 +1211,11 @@ final class NodeRun implements ClusterRun, GroupRouter.Target {
         survivors.sort(null);
         boolean all = orphanRounds++ > 0;
         int n = all ? 1 : survivors.size();
-        List<PieceRun> mine = Shares.reassign(orphans, new Bitfield(pieceCount), n, sizing.workPieces())
+        List<PieceRun> mine = Shares.reassign(orphans, new Bitfield(pieceCount), n, phase1.sizing().workPieces())
                 .get(all ? 0 : survivors.indexOf(self));
         LOG.info("{}: {} pieces nobody has or will fetch; this node fetches {} of them from S3{}", self,
                 orphans.cardinality(), mine.stream().mapToInt(PieceRun::count).sum(), all ? " (all: views disagree)" : "");
-        if (!mine.isEmpty()) {
-            workList.append(mine);
-            advertiseWorks();
-            pumpPhase1();
-        }
+        phase1.take(mine);
     }
 
     private void complete() {
@@ -1317,9 +1224,7 @@ final class NodeRun implements ClusterRun, GroupRouter.Target {
         }
         complete = true;
         long now = ticker.read();
-        if (phase1EndNanos < 0) {
-            phase1EndNanos = now;
-        }
+        long phase1EndNanos = phase1.phase1End(now);
         choke.seeding(true);
         for (Peer p : peers.values()) {
             p.amInterested = false;
@@ -1328,7 +1233,7 @@ final class NodeRun implements ClusterRun, GroupRouter.Target {
             p.handler.flush();
         }
         Outcome outcome = new Outcome(bytesFromPeers, Duration.ofNanos(phase1EndNanos - startNanos),
-                Duration.ofNanos(now - phase1EndNanos), piecesStolen, exchangedWith.size());
+                Duration.ofNanos(now - phase1EndNanos), phase1.piecesStolen(), exchangedWith.size());
         LOG.debug("{}: complete {}", self, outcome);
         completion.complete(outcome);
         lingerTimer = loop.schedule(this::finish, config.linger().toNanos(), TimeUnit.NANOSECONDS);
@@ -1367,9 +1272,7 @@ final class NodeRun implements ClusterRun, GroupRouter.Target {
                 t.cancel(false);
             }
         }
-        if (fetch != null) {
-            fetch.cancel(true);
-        }
+        phase1.close();
         cluster.router().unregister(group.hash(), this);
         List<CompletableFuture<Void>> closed = new ArrayList<>();
         for (Channel ch : List.copyOf(channels)) {

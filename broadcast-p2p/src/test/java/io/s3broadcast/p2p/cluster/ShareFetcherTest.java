@@ -1,0 +1,337 @@
+package io.s3broadcast.p2p.cluster;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.s3broadcast.Strategy;
+import io.s3broadcast.internal.cluster.ClusterPlan;
+import io.s3broadcast.internal.cluster.Shares;
+import io.s3broadcast.internal.cluster.WorkSizing;
+import io.s3broadcast.p2p.protocol.GiveWorkRequest;
+import io.s3broadcast.p2p.protocol.GiveWorkResponse;
+import io.s3broadcast.p2p.protocol.PeerMessage;
+import io.s3broadcast.p2p.protocol.WorksLeft;
+import io.s3broadcast.spi.Bitfield;
+import io.s3broadcast.spi.PieceQueue;
+import io.s3broadcast.spi.PieceRun;
+import io.s3broadcast.spi.RangeReads;
+import io.s3broadcast.testkit.time.ManualScheduler;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Random;
+import java.util.Set;
+import java.util.TreeMap;
+import java.util.TreeSet;
+import java.util.concurrent.CompletableFuture;
+import org.junit.jupiter.api.Test;
+
+/** Phase 1 of one node on fake time, with fake peers and a fake S3 source: no sockets, no sleeps. */
+class ShareFetcherTest {
+
+    private static final int PIECES = 64;
+    private static final int PIECE = 1 << 20;
+    /** Node 1 of 8: pieces [8, 16), one-piece works over two connections. */
+    private static final WorkSizing.Sizing SIZING = WorkSizing.computed(16).size(WorkSizing.Share.of(8, PIECE, 8));
+
+    private final ManualScheduler time = new ManualScheduler();
+    private final FakeRun run = new FakeRun();
+    private final FakeSource s3 = new FakeSource();
+
+    private ShareFetcher fetcher(Strategy strategy) {
+        return new ShareFetcher("a", ClusterPlan.of(strategy), PIECES, new Random(7), run, s3, time, time, time.ticker());
+    }
+
+    private static List<PieceRun> share(int index) {
+        return ClusterPlan.of(Strategy.STEAL).share(PIECES, 8, index, SIZING);
+    }
+
+    @Test
+    void theComputedSizingCutsAnEighthOfASixtyFourPieceObjectIntoEightWorksOverTwoConnections() {
+        assertThat(SIZING.connections()).isEqualTo(2);
+        assertThat(SIZING.workPieces()).isEqualTo(1);
+        assertThat(share(1)).hasSize(8).first().isEqualTo(new PieceRun(8, 9));
+    }
+
+    @Test
+    void beginAdvertisesTheShareAndFetchesItWithTheSizedReads() {
+        run.peers.add("b");
+        ShareFetcher f = fetcher(Strategy.STEAL);
+        f.begin(share(1), SIZING, new Bitfield(PIECES));
+        assertThat(run.sent("b")).containsExactly(new WorksLeft(8));
+        assertThat(s3.reads).containsExactly(SIZING.reads());
+        assertThat(s3.readAll(f)).isEqualTo(8);
+        assertThat(run.sent("b")).endsWith(new WorksLeft(0));
+    }
+
+    @Test
+    void piecesAlreadyStoredAreNotFetchedAgain() {
+        Bitfield have = new Bitfield(PIECES);
+        have.setRange(8, 12);
+        ShareFetcher f = fetcher(Strategy.NON_STEAL);
+        f.begin(share(1), SIZING, have);
+        assertThat(f.worksLeft()).isEqualTo(4);
+        assertThat(s3.readAll(f)).isEqualTo(4);
+    }
+
+    @Test
+    void anIdleNodeStealsFromALoadedPeerAndFetchesWhatItGets() {
+        run.peers.addAll(List.of("b", "c"));
+        ShareFetcher f = fetcher(Strategy.STEAL);
+        f.worksLeft("b", 6);
+        f.worksLeft("c", 1);
+        f.begin(share(0), SIZING, new Bitfield(PIECES));
+        s3.readAll(f);
+        s3.complete(time);
+
+        GiveWorkRequest ask = (GiveWorkRequest) run.last("b");
+        assertThat(run.sent("c")).noneMatch(m -> m instanceof GiveWorkRequest);
+        // b gives the last three of its six unstarted works: pieces [13, 16).
+        List<PieceRun> given = Shares.cut(13, 16, 1);
+        assertThat(f.giveWorkAnswered("b", ask.requestId(), given, p -> false)).isTrue();
+        assertThat(f.worksLeft()).isEqualTo(3);
+        assertThat(s3.reads).hasSize(2);
+        assertThat(s3.readAll(f)).isEqualTo(3);
+        assertThat(f.piecesStolen()).isEqualTo(3);
+    }
+
+    @Test
+    void anAnswerThisNodeDidNotAskForIsRefused() {
+        run.peers.add("b");
+        ShareFetcher f = fetcher(Strategy.STEAL);
+        f.begin(share(0), SIZING, new Bitfield(PIECES));
+        assertThat(f.giveWorkAnswered("b", 99, Shares.cut(13, 16, 1), p -> false)).isFalse();
+        assertThat(f.worksLeft()).isEqualTo(8);
+    }
+
+    @Test
+    void aVictimGivesHalfOfItsUnstartedWorks() {
+        run.peers.add("b");
+        ShareFetcher f = fetcher(Strategy.STEAL);
+        f.begin(share(1), SIZING, new Bitfield(PIECES));
+        // Two connections: two works started, six not; three of those go, from the end.
+        s3.poll(f, 2);
+        f.giveWorkRequested("b", 5, 100);
+        List<PeerMessage> sent = run.sent("b");
+        GiveWorkResponse answer = (GiveWorkResponse) sent.get(sent.size() - 2);
+        assertThat(answer.requestId()).isEqualTo(5);
+        assertThat(answer.works()).containsExactlyElementsOf(Shares.cut(13, 16, 1));
+        assertThat(f.worksLeft()).isEqualTo(5);
+        assertThat(run.last("b")).isEqualTo(new WorksLeft(5));
+    }
+
+    @Test
+    void nonStealGivesNothingAndNeverSteals() {
+        run.peers.add("b");
+        ShareFetcher f = fetcher(Strategy.NON_STEAL);
+        f.worksLeft("b", 8);
+        f.begin(share(1), SIZING, new Bitfield(PIECES));
+        f.giveWorkRequested("b", 1, 100);
+        assertThat(((GiveWorkResponse) run.last("b")).works()).isEmpty();
+        s3.readAll(f);
+        s3.complete(time);
+        assertThat(run.sent("b")).noneMatch(m -> m instanceof GiveWorkRequest);
+    }
+
+    @Test
+    void anUnansweredStealTimesOutAndTheVictimCountsAsRefused() {
+        run.peers.add("b");
+        ShareFetcher f = fetcher(Strategy.STEAL);
+        f.worksLeft("b", 4);
+        f.begin(List.of(), SIZING, new Bitfield(PIECES));
+        assertThat(run.sent("b")).filteredOn(m -> m instanceof GiveWorkRequest).hasSize(1);
+        time.advance(Duration.ofMillis(ShareFetcher.GIVE_WORK_TIMEOUT_MILLIS - 1));
+        assertThat(f.overEverywhere()).isFalse();
+        time.advance(Duration.ofMillis(1));
+        // Refused: not asked again until it advertises more.
+        assertThat(run.sent("b")).filteredOn(m -> m instanceof GiveWorkRequest).hasSize(1);
+        f.worksLeft("b", 9);
+        assertThat(run.sent("b")).filteredOn(m -> m instanceof GiveWorkRequest).hasSize(2);
+    }
+
+    @Test
+    void aVictimThatLeavesIsForgottenAndTheThiefMovesOn() {
+        run.peers.addAll(List.of("b", "c"));
+        ShareFetcher f = fetcher(Strategy.STEAL);
+        f.worksLeft("b", 9);
+        f.worksLeft("c", 2);
+        f.begin(List.of(), SIZING, new Bitfield(PIECES));
+        assertThat(run.last("b")).isInstanceOf(GiveWorkRequest.class);
+        run.peers.remove("b");
+        f.peerLeft("b");
+        f.pump();
+        assertThat(run.last("c")).isInstanceOf(GiveWorkRequest.class);
+    }
+
+    @Test
+    void stealOpensPhaseTwoOnlyWhenPhaseOneIsOverEverywhere() {
+        run.peers.add("b");
+        run.peerWorks.put("b", 3);
+        ShareFetcher f = fetcher(Strategy.STEAL);
+        f.worksLeft("b", 3);
+        f.begin(share(0), SIZING, new Bitfield(PIECES));
+        assertThat(f.phase2Allowed()).isFalse();
+        s3.readAll(f);
+        s3.complete(time);
+        assertThat(run.phase2Starts).isZero();
+        // b refuses (its works are all under way), then reports an empty list.
+        GiveWorkRequest ask = (GiveWorkRequest) run.last("b");
+        f.giveWorkAnswered("b", ask.requestId(), List.of(), p -> false);
+        assertThat(run.phase2Starts).isZero();
+        run.peerWorks.put("b", 0);
+        f.worksLeft("b", 0);
+        assertThat(run.phase2Starts).isEqualTo(1);
+        assertThat(f.phase2Allowed()).isTrue();
+        f.checkPhase2Start();
+        assertThat(run.phase2Starts).isEqualTo(1);
+        assertThat(f.phase1End(time.nanoTime() + 5)).isEqualTo(time.nanoTime());
+    }
+
+    @Test
+    void overlapExchangesFromTheStart() {
+        ShareFetcher f = fetcher(Strategy.OVERLAP);
+        f.begin(share(0), SIZING, new Bitfield(PIECES));
+        assertThat(f.phase2Allowed()).isTrue();
+    }
+
+    @Test
+    void orphansTakenAreAdvertisedAndFetched() {
+        run.peers.add("b");
+        ShareFetcher f = fetcher(Strategy.NON_STEAL);
+        f.begin(share(0), SIZING, new Bitfield(PIECES));
+        s3.readAll(f);
+        s3.complete(time);
+        assertThat(f.overEverywhere()).isTrue();
+        // A dead node's pieces [40, 44), shared out to this node by the orphan rule.
+        f.take(Shares.reassign(range(40, 44), new Bitfield(PIECES), 1, SIZING.workPieces()).get(0));
+        assertThat(f.overEverywhere()).isFalse();
+        assertThat(run.last("b")).isEqualTo(new WorksLeft(4));
+        assertThat(s3.reads).hasSize(2);
+        assertThat(s3.readAll(f)).isEqualTo(4);
+        assertThat(f.piecesStolen()).isZero();
+    }
+
+    @Test
+    void aFailedFetchPutsItsPiecesBackAndFailsTheRun() {
+        ShareFetcher f = fetcher(Strategy.STEAL);
+        f.begin(share(0), SIZING, new Bitfield(PIECES));
+        s3.poll(f, 2);
+        s3.last.completeExceptionally(new IllegalStateException("S3 said no"));
+        time.runPending();
+        assertThat(run.failure).hasMessage("S3 said no");
+        assertThat(f.workList().remaining().piecesInFlight()).isZero();
+    }
+
+    @Test
+    void closeCancelsTheFetchAndStopsEverything() {
+        ShareFetcher f = fetcher(Strategy.STEAL);
+        f.begin(share(0), SIZING, new Bitfield(PIECES));
+        CompletableFuture<Void> fetch = s3.last;
+        f.close();
+        assertThat(fetch).isCancelled();
+        time.runPending();
+        assertThat(run.failure).isNull();
+    }
+
+    private static Bitfield range(int first, int end) {
+        Bitfield b = new Bitfield(PIECES);
+        b.setRange(first, end);
+        return b;
+    }
+
+    /** The run as phase 1 sees it: peers that record what they are sent. */
+    private static final class FakeRun implements ShareFetcher.Run {
+        final Set<String> peers = new TreeSet<>();
+        final Map<String, List<PeerMessage>> sent = new TreeMap<>();
+        final Map<String, Integer> peerWorks = new TreeMap<>();
+        int phase2Starts;
+        Throwable failure;
+
+        @Override
+        public Set<String> peers() {
+            return peers;
+        }
+
+        @Override
+        public boolean send(String peer, PeerMessage msg) {
+            if (!peers.contains(peer)) {
+                return false;
+            }
+            sent.computeIfAbsent(peer, k -> new ArrayList<>()).add(msg);
+            return true;
+        }
+
+        @Override
+        public boolean peersOutOfWork() {
+            return peerWorks.values().stream().allMatch(w -> w == 0);
+        }
+
+        @Override
+        public void phase2Starts() {
+            phase2Starts++;
+        }
+
+        @Override
+        public void failed(Throwable error) {
+            failure = error;
+        }
+
+        List<PeerMessage> sent(String peer) {
+            return sent.getOrDefault(peer, List.of());
+        }
+
+        PeerMessage last(String peer) {
+            List<PeerMessage> l = sent(peer);
+            return l.isEmpty() ? null : l.get(l.size() - 1);
+        }
+    }
+
+    /** S3 as phase 1 sees it: each fetch polls its queue when the test says, and completes when told. */
+    private static final class FakeSource implements ShareFetcher.Source {
+        final List<RangeReads> reads = new ArrayList<>();
+        PieceQueue queue;
+        RangeReads shape;
+        CompletableFuture<Void> last;
+
+        @Override
+        public CompletableFuture<Void> fetch(PieceQueue q, RangeReads r) {
+            reads.add(r);
+            queue = q;
+            shape = r;
+            last = new CompletableFuture<>();
+            return last;
+        }
+
+        /** Takes up to {@code runs} runs from the queue without storing them (in flight). */
+        List<PieceRun> poll(ShareFetcher f, int runs) {
+            List<PieceRun> out = new ArrayList<>();
+            for (int i = 0; i < runs; i++) {
+                PieceRun run = queue.poll((int) (shape.rangeBytes() / PIECE));
+                if (run == null) {
+                    break;
+                }
+                out.add(run);
+            }
+            return out;
+        }
+
+        /** Reads every run the queue hands out and stores its pieces; returns the pieces read. */
+        int readAll(ShareFetcher f) {
+            int n = 0;
+            for (PieceRun run; (run = queue.poll((int) (shape.rangeBytes() / PIECE))) != null; ) {
+                for (int p = run.first(); p < run.end(); p++) {
+                    f.pieceStored(p, true);
+                    n++;
+                }
+            }
+            f.advertiseWorks();
+            return n;
+        }
+
+        /** The fetch ends (its queue gave null); its completion runs on the loop. */
+        void complete(ManualScheduler time) {
+            last.complete(null);
+            time.runPending();
+        }
+    }
+}
