@@ -28,6 +28,9 @@ import java.util.TreeMap;
  *
  * <p><b>What is given.</b> {@link #giveAway()} gives the last {@code ceil(u / 2)} works not started, where
  * {@code u} is their number: the victim keeps the works its connections are reading and half of the rest.
+ * With one unstarted work or none, the end of the list is split instead, so the last works end together: the
+ * last work with two or more queued pieces after its last handed-out one keeps its head and gives the back
+ * half of that tail (a work not started is split in half; a started one keeps what its fetch is reading).
  * With one connection this is the paper's rule (node B, holding works 38 to 63 with 38 under way, gives 51
  * to 63); with several connections, each reading its own work, the paper's {@code ceil(len / 2)} of the
  * whole list would leave the victim little but its works in flight. The count a node advertises to its
@@ -142,8 +145,9 @@ public final class WorkList implements PieceQueue, SourcePieces {
 
     /**
      * Answers a {@code giveWork}: removes and returns, in list order, the last {@code ceil(u / 2)} works of the
-     * list that are not started, where {@code u} is their number (see the class comment); none when every
-     * work is started.
+     * list that are not started, where {@code u} is their number; with one unstarted work or none, the back
+     * half of the queued tail of the last work that has two or more queued pieces (see the class comment);
+     * none when nothing is queued.
      */
     public List<PieceRun> giveAway() {
         return giveAway(Integer.MAX_VALUE);
@@ -159,6 +163,12 @@ public final class WorkList implements PieceQueue, SourcePieces {
         for (Work w : list) {
             if (!w.started()) {
                 unstarted++;
+            }
+        }
+        if (unstarted <= 1 && maxWorks > 0) {
+            PieceRun tail = splitTail();
+            if (tail != null) {
+                return List.of(tail);
             }
         }
         int want = Math.min((unstarted + 1) / 2, maxWorks);
@@ -177,6 +187,30 @@ public final class WorkList implements PieceQueue, SourcePieces {
             given.add(w.run());
         }
         return given;
+    }
+
+    /**
+     * The end of the share, split: the last work (from the end of the list) with at least two queued pieces
+     * after its last handed-out one keeps its head, and the back half of that queued tail is returned as a new
+     * work (the victim keeps what it reads and has read, the thief takes the tail). Null when no work has such
+     * a tail.
+     */
+    private PieceRun splitTail() {
+        for (int i = list.size() - 1; i >= 0; i--) {
+            Work w = list.get(i);
+            int queuedTail = w.count() - w.handed.length();
+            if (queuedTail < 2) {
+                continue;
+            }
+            int mid = w.end - queuedTail / 2;
+            Work kept = new Work(w.first, mid);
+            kept.handed.or(w.handed);
+            kept.stored.or(w.stored);
+            list.set(i, kept);
+            byFirst.put(kept.first, kept);
+            return new PieceRun(mid, w.end);
+        }
+        return null;
     }
 
     /**

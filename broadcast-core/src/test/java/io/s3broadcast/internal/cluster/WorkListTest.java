@@ -98,7 +98,7 @@ class WorkListTest {
     void giveAwayTakesCeilOfHalfTheUnstartedWorksFromTheEnd() {
         assertThat(fresh(5).giveAway()).extracting(PieceRun::first).containsExactly(20, 30, 40);
         assertThat(fresh(4).giveAway()).extracting(PieceRun::first).containsExactly(20, 30);
-        assertThat(fresh(1).giveAway()).extracting(PieceRun::first).containsExactly(0);
+        assertThat(fresh(2).giveAway()).extracting(PieceRun::first).containsExactly(10);
         assertThat(fresh(0).giveAway()).isEmpty();
         WorkList five = fresh(5);
         five.giveAway();
@@ -118,15 +118,53 @@ class WorkListTest {
         assertThat(list.remaining().works()).isEqualTo(6);
         assertThat(list.remaining().unstartedWorks()).isEqualTo(2);
         assertThat(list.giveAway()).extracting(PieceRun::first).containsExactly(50);
-        assertThat(list.giveAway()).extracting(PieceRun::first).containsExactly(40);
-        assertThat(list.giveAway()).isEmpty();
-        assertThat(list.remaining().works()).isEqualTo(4);
+        // One unstarted work left: it is split, the thief takes its back half.
+        assertThat(list.giveAway()).containsExactly(new PieceRun(45, 50));
+        assertThat(list.remaining().works()).isEqualTo(5);
+        assertThat(list.works()).endsWith(new PieceRun(40, 45));
+    }
 
-        // A partly handed-out work stays.
+    @Test
+    void withNothingElseToGiveTheQueuedTailOfAStartedWorkIsSplit() {
+        // A fetch reading 3 pieces of a 10-piece work: it keeps them and the next 4, the thief takes the last 3.
         WorkList partly = fresh(1);
         partly.poll(3);
-        assertThat(partly.giveAway()).isEmpty();
-        assertThat(partly.poll(100)).isEqualTo(new PieceRun(3, 10));
+        assertThat(partly.giveAway()).containsExactly(new PieceRun(7, 10));
+        assertThat(partly.poll(100)).isEqualTo(new PieceRun(3, 7));
+        assertThat(partly.giveAway()).isEmpty(); // everything handed out
+        for (int p = 0; p < 7; p++) {
+            partly.pieceStored(p);
+        }
+        assertThat(partly.isEmpty()).isTrue();
+    }
+
+    @Test
+    void aOnePieceTailIsNotSplitButTheLastUnstartedWorkIsGiven() {
+        WorkList list = new WorkList(100, Shares.cut(0, 3, 1)); // three one-piece works
+        list.poll(1);
+        list.poll(1);
+        assertThat(list.giveAway()).containsExactly(new PieceRun(2, 3));
+        assertThat(list.giveAway()).isEmpty();
+    }
+
+    @Test
+    void splittingLosesNoPieceAndQueuesNoneTwice() {
+        WorkList victim = fresh(1);
+        WorkList thief = new WorkList(1000, List.of());
+        victim.poll(2);
+        for (int round = 0; round < 5; round++) {
+            thief.append(victim.giveAway());
+        }
+        java.util.BitSet seen = new java.util.BitSet();
+        for (PieceRun r : victim.works()) {
+            seen.set(r.first(), r.end());
+        }
+        for (PieceRun r : thief.works()) {
+            assertThat(seen.get(r.first(), r.end()).isEmpty()).isTrue();
+            seen.set(r.first(), r.end());
+        }
+        assertThat(seen.cardinality()).isEqualTo(10);
+        assertThat(seen.nextClearBit(0)).isEqualTo(10);
     }
 
     @Test
