@@ -1,10 +1,12 @@
 package io.s3broadcast.internal.cluster;
 
 import io.s3broadcast.Strategy;
-import java.util.Random;
 
-/** The flat tree: every node reads the whole object from S3 on its own; no stealing, no phase 2. */
-final class FlatTreePlan implements ClusterPlan {
+/**
+ * The flat tree: non-steal with every node alone. Each node reads the whole object from S3 by itself; no
+ * stealing, no works given, no phase 2.
+ */
+final class FlatTreePlan extends NonStealPlan {
 
     static final FlatTreePlan INSTANCE = new FlatTreePlan();
 
@@ -19,16 +21,6 @@ final class FlatTreePlan implements ClusterPlan {
     @Override
     public int sharingNodes(int members) {
         return 1;
-    }
-
-    @Override
-    public StealingScheduler scheduler(Random random) {
-        return StealingScheduler.nonSteal();
-    }
-
-    @Override
-    public boolean givesWork() {
-        return false;
     }
 
     @Override

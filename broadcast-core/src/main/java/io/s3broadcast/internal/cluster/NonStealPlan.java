@@ -7,11 +7,11 @@ import java.util.Random;
  * Non-steal (paper 000, 4.2): each node reads exactly its share, then waits; phase 2 starts once every node
  * has reported an empty work list.
  */
-final class NonStealPlan implements ClusterPlan {
+class NonStealPlan implements ClusterPlan {
 
     static final NonStealPlan INSTANCE = new NonStealPlan();
 
-    private NonStealPlan() {
+    NonStealPlan() {
     }
 
     @Override
