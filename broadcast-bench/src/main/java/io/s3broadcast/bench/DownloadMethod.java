@@ -28,6 +28,14 @@ interface DownloadMethod extends AutoCloseable {
         return false;
     }
 
+    /**
+     * For a method that downloads in a process of its own: what that process measured in the latest
+     * {@link #download}; null for a method that runs in this JVM.
+     */
+    default ChildProcessRun lastProcess() {
+        return null;
+    }
+
     @Override
     void close();
 }

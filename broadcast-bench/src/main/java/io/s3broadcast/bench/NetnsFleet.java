@@ -20,8 +20,6 @@ import java.util.Map;
 import java.util.concurrent.TimeUnit;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
-import software.amazon.awssdk.auth.credentials.AwsCredentials;
-import software.amazon.awssdk.auth.credentials.AwsSessionCredentials;
 
 /**
  * {@code fleet --level netns}: every node is its own JVM (the {@code node} command) or tool process in its own
@@ -34,23 +32,24 @@ final class NetnsFleet implements FleetCommand.FleetLevel {
 
     private static final Logger LOG = LoggerFactory.getLogger(NetnsFleet.class);
     static final int PEER_PORT = 7070;
-    /** Node JVM flags: C1 only, serial GC, small heap; measured in docs/bench.md. */
-    static final List<String> NODE_JVM_FLAGS = List.of("-XX:TieredStopAtLevel=1", "-Xshare:auto", "-XX:+UseSerialGC",
-            "-Xms64m", "-Xmx256m", "-XX:MaxDirectMemorySize=256m", "-Xss512k");
 
     private final FleetCommand.FleetSpec spec;
     private final Testbed testbed;
     private final Path dir;
     private final Namespaces namespaces;
     private final FaultProxy proxy;
+    /** The node JVMs' class-data archive, or null for none. */
+    private final ClassDataArchive archive;
     private final String secret = HexFormat.of().formatHex(new SecureRandom().generateSeed(16));
     private Path reference;
     private Process tracker;
     /** Seconds from the first node process's start to the start signal, in the last JVM trial. */
     private double startUp;
 
-    private NetnsFleet(FleetCommand.FleetSpec spec, Testbed testbed, Path dir, Namespaces namespaces, FaultProxy proxy) {
+    private NetnsFleet(FleetCommand.FleetSpec spec, Testbed testbed, Path dir, Namespaces namespaces, FaultProxy proxy,
+            Path archiveDir) {
         this.spec = spec;
+        this.archive = archiveDir == null ? null : NodeJvm.archive(archiveDir, this::environment);
         this.testbed = testbed;
         this.dir = dir;
         this.namespaces = namespaces;
@@ -75,6 +74,12 @@ final class NetnsFleet implements FleetCommand.FleetLevel {
 
     static NetnsFleet open(FleetCommand.FleetSpec spec, Testbed testbed, Path dir) throws IOException,
             InterruptedException {
+        return open(spec, testbed, dir, ClassDataArchive.defaultCacheDir());
+    }
+
+    /** As {@link #open(FleetCommand.FleetSpec, Testbed, Path)}, the node JVMs' class-data archive in {@code archiveDir} (null: none). */
+    static NetnsFleet open(FleetCommand.FleetSpec spec, Testbed testbed, Path dir, Path archiveDir) throws IOException,
+            InterruptedException {
         Namespaces ns = Namespaces.create(spec.links(), spec.latencyMillis(), spec.cpuPerNode());
         FaultProxy proxy = null;
         try {
@@ -82,7 +87,7 @@ final class NetnsFleet implements FleetCommand.FleetLevel {
             proxy = FaultProxy.builder(new InetSocketAddress(s3.getHost(), s3.getPort()))
                     .bindAddress(InetAddress.getByName(Namespaces.BRIDGE_ADDRESS)).profile(spec.profile())
                     .seed(spec.seed()).start();
-            return new NetnsFleet(spec, testbed, dir, ns, proxy);
+            return new NetnsFleet(spec, testbed, dir, ns, proxy, archiveDir);
         } catch (IOException | RuntimeException e) {
             if (proxy != null) {
                 proxy.close();
@@ -145,6 +150,7 @@ final class NetnsFleet implements FleetCommand.FleetLevel {
         for (int i = 0; i < n; i++) {
             registry.append(i == 0 ? "" : ",").append(Namespaces.address(i)).append(':').append(PEER_PORT);
         }
+        List<String> archiveFlags = archiveFlags();
         List<Process> processes = new ArrayList<>();
         List<Path> outs = new ArrayList<>();
         long launched = System.nanoTime();
@@ -153,7 +159,8 @@ final class NetnsFleet implements FleetCommand.FleetLevel {
                 Path nodeDir = Files.createDirectories(trialDir.resolve("node-" + i));
                 List<String> args = new ArrayList<>(List.of("node", "--endpoint", proxy.endpoint().toString(),
                         "--path-style", String.valueOf(testbed.endpoint().pathStyle()), "--bucket", testbed.bucket(),
-                        "--key", testbed.key(), "--out", nodeDir.resolve("out").toString(), "--start-signal", "stdin"));
+                        "--key", testbed.key(), "--out", nodeDir.resolve("out").toString(), "--start-signal", "stdin",
+                        "--no-sha256"));
                 if (strategy == null) {
                     args.addAll(List.of("--method", "transfer-manager", "--node-id", "tm-" + i));
                 } else {
@@ -169,11 +176,7 @@ final class NetnsFleet implements FleetCommand.FleetLevel {
                     }
                 }
                 args.addAll(tuningArgs());
-                List<String> java = new ArrayList<>(List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString()));
-                java.addAll(NODE_JVM_FLAGS);
-                java.addAll(List.of("-cp", System.getProperty("java.class.path"), BenchCli.class.getName()));
-                java.addAll(args);
-                ProcessBuilder pb = launch(i, java);
+                ProcessBuilder pb = launch(i, NodeJvm.command(archiveFlags, args));
                 Path out = nodeDir.resolve("stdout");
                 pb.redirectOutput(out.toFile()).redirectError(nodeDir.resolve("stderr").toFile());
                 environment(pb.environment());
@@ -203,6 +206,19 @@ final class NetnsFleet implements FleetCommand.FleetLevel {
         }
     }
 
+    /** The class-data archive's flags for the node JVMs, the archive made by a training run first if needed. */
+    private List<String> archiveFlags() throws IOException, InterruptedException {
+        if (archive == null) {
+            return List.of();
+        }
+        Path training = dir.resolve("cds-training");
+        try {
+            return archive.flags(NodeJvm.main(NodeJvm.trainingArgs(testbed, training)));
+        } finally {
+            FleetFiles.deleteTree(training);
+        }
+    }
+
     private List<String> tuningArgs() {
         NodeTuning t = spec.tuning();
         List<String> a = new ArrayList<>();
@@ -228,14 +244,7 @@ final class NetnsFleet implements FleetCommand.FleetLevel {
     }
 
     private void environment(Map<String, String> env) {
-        env.keySet().removeIf(k -> k.startsWith("AWS_") || k.startsWith("S3BROADCAST_"));
-        AwsCredentials c = testbed.endpoint().credentials().resolveCredentials();
-        env.put("AWS_ACCESS_KEY_ID", c.accessKeyId());
-        env.put("AWS_SECRET_ACCESS_KEY", c.secretAccessKey());
-        if (c instanceof AwsSessionCredentials s) {
-            env.put("AWS_SESSION_TOKEN", s.sessionToken());
-        }
-        env.put("AWS_REGION", testbed.endpoint().region().id());
+        NodeJvmMethod.environment(testbed.endpoint(), env);
         env.put("S3BROADCAST_SECRET", secret);
     }
 
@@ -267,7 +276,9 @@ final class NetnsFleet implements FleetCommand.FleetLevel {
                     "no JSON line (exit " + result.exitCode() + "): " + FleetProcesses.tail(nodeDir.resolve("stderr")));
         }
         JsonNode p = json.path("process");
-        boolean ok = json.path("error").isNull() && testbed.sha256().equals(json.path("sha256").asText());
+        // The node ran with --no-sha256: the file is checked here, after the node's exit, by a JVM with C2.
+        Path file = nodeDir.resolve("out").resolve(NodeCommand.fileName(testbed.key()));
+        boolean ok = json.path("error").isNull() && Files.exists(file) && testbed.sha256().equals(Sha256.of(file));
         Double seconds = p.path("doneEpochMillis").isNumber()
                 ? SingleCommand.round((p.path("doneEpochMillis").asLong() - t0Millis) / 1e3, 3) : null;
         double started = (p.path("startEpochMillis").asLong() - t0Millis) / 1e3;

@@ -132,6 +132,12 @@ final class NodeCommand implements Callable<Integer> {
             description = "Also put each run's JSON line at PREFIX/t<trial>/<strategy>/<node id>.json (read by report).")
     URI results;
 
+    @Option(names = "--no-sha256", negatable = false,
+            description = "Do not compute the SHA-256 of the fetched file (the JSON line's sha256 is then null): for"
+                    + " a launcher that checks the file itself, after the node exits (fleet, single --fresh-jvm), so a"
+                    + " node JVM (C1 only: no SHA-256 intrinsic) does not spend CPU on the bench's check.")
+    boolean noSha256;
+
     @Mixin
     NodeTuning tuning;
 
@@ -233,7 +239,7 @@ final class NodeCommand implements Callable<Integer> {
                 CompletedFetch done = broadcast.fetch(FetchRequest.builder().bucket(bucket).key(key).force(true)
                         .destination(dir.resolve(fileName(key))).build()).join();
                 long doneAt = System.currentTimeMillis();
-                String sha256 = Sha256.of(done.path());
+                String sha256 = noSha256 ? null : Sha256.of(done.path());
                 report = new NodeReport("node", id, done.strategy().name(), registry, listenText, bucket, key,
                         done.eTag(), done.versionId().orElse(null), done.path().toAbsolutePath().toString(), done.size(), sha256, done.bytesFromS3(),
                         done.bytesFromPeers(), seconds(done.duration()), seconds(done.phase1()), seconds(done.phase2()),
@@ -318,7 +324,7 @@ final class NodeCommand implements Callable<Integer> {
                 long doneAt = System.currentTimeMillis();
                 long size = Files.size(file);
                 report = new NodeReport("node", id, "transfer-manager", null, listenText, bucket, key, null, null,
-                        file.toAbsolutePath().toString(), size, Sha256.of(file), size, 0L,
+                        file.toAbsolutePath().toString(), size, noSha256 ? null : Sha256.of(file), size, 0L,
                         (doneAt - start) / 1e3, null, null, null, null, false, null, null, tm.settings(), null,
                         Machine.current(loadBefore), process("transfer-manager", ready, start, doneAt));
             } catch (RuntimeException e) {

@@ -48,7 +48,9 @@ final class SingleCommand implements Callable<Integer> {
 
     private static final Logger LOG = LoggerFactory.getLogger(SingleCommand.class);
     private static final List<String> ALL_METHODS =
-            List.of(BroadcastMethod.NAME, TransferManagerMethod.NAME, GetObjectMethod.NAME);
+            List.of(BroadcastMethod.NAME, TransferManagerMethod.NAME, GetObjectMethod.NAME, Aria2Method.NAME);
+    /** How long one download in a process of its own may take. */
+    private static final java.time.Duration PROCESS_TIMEOUT = java.time.Duration.ofMinutes(30);
 
     @Spec
     CommandSpec spec;
@@ -69,7 +71,8 @@ final class SingleCommand implements Callable<Integer> {
     int warmup;
 
     @Option(names = "--methods", split = ",", paramLabel = "NAME",
-            description = "Methods to run, comma-separated: ours, transferManager, getObject (default: all).")
+            description = "Methods to run, comma-separated: ours, transferManager, getObject, aria2 (default: all;"
+                    + " aria2 only when aria2c is installed).")
     List<String> methods;
 
     @Option(names = "--connections", paramLabel = "N", defaultValue = "16",
@@ -118,6 +121,21 @@ final class SingleCommand implements Callable<Integer> {
                     + " the fsync that otherwise makes them durable like ours (ours always fsyncs before it returns).")
     boolean noFsync;
 
+    @Option(names = "--fresh-jvm", negatable = false,
+            description = "Run ours in a fresh node JVM for every download (warm-up rounds included), with the flags"
+                    + " and class-data archive a fleet's nodes get: every trial is the first fetch of a new JVM. Its"
+                    + " seconds are the fetch as the node timed it; the process's time and CPU are shown beside.")
+    boolean freshJvm;
+
+    @Option(names = "--cds-dir", paramLabel = "DIR",
+            description = "With --fresh-jvm: where the node JVMs' class-data archive is kept (default:"
+                    + " ~/.cache/s3broadcast/cds).")
+    Path cdsDir;
+
+    @Option(names = "--no-cds", negatable = false,
+            description = "With --fresh-jvm: start the node JVMs without the class-data archive.")
+    boolean noCds;
+
     @Option(names = "--work-dir", paramLabel = "DIR",
             description = "Where downloads are written (a new temporary directory inside it; default: java.io.tmpdir).")
     Path workDir;
@@ -130,7 +148,8 @@ final class SingleCommand implements Callable<Integer> {
         validate();
         fsync = !noFsync;
         loadBefore = Machine.loadAverage();
-        List<String> selected = methods == null || methods.isEmpty() ? ALL_METHODS : methods;
+        List<String> selected = methods == null || methods.isEmpty() ? ALL_METHODS.stream()
+                .filter(m -> !m.equals(Aria2Method.NAME) || FleetTools.find("aria2c") != null).toList() : methods;
         Tuning tuning = new Tuning(connections, rangeSize, pieceSize, httpClient, targetGbps);
         Path dir = workDir != null ? Files.createTempDirectory(Files.createDirectories(workDir), "s3broadcast-bench-")
                 : Files.createTempDirectory("s3broadcast-bench-");
@@ -183,7 +202,8 @@ final class SingleCommand implements Callable<Integer> {
         }
     }
 
-    private SingleReport run(Testbed testbed, List<String> selected, Tuning tuning, Path dir) throws IOException {
+    private SingleReport run(Testbed testbed, List<String> selected, Tuning tuning, Path dir) throws IOException,
+            InterruptedException {
         Map<String, Results> results = new LinkedHashMap<>();
         List<DownloadMethod> ready = new ArrayList<>();
         try {
@@ -191,7 +211,7 @@ final class SingleCommand implements Callable<Integer> {
                 Results r = new Results(trials);
                 results.put(name, r);
                 try {
-                    DownloadMethod m = create(name, testbed.endpoint(), tuning, dir);
+                    DownloadMethod m = create(name, testbed, tuning, dir);
                     r.settings.putAll(m.settings());
                     ready.add(m);
                 } catch (RuntimeException e) {
@@ -218,11 +238,11 @@ final class SingleCommand implements Callable<Integer> {
             results.forEach((name, r) -> reports.put(name, r.report()));
             SingleReport.MethodReport ours = reports.get(BroadcastMethod.NAME);
             SingleReport.MethodReport tm = reports.get(TransferManagerMethod.NAME);
-            Double ratio = ours != null && tm != null && ours.median() != null && tm.median() != null && tm.median() > 0
-                    ? round(ours.median() / tm.median(), 3) : null;
+            Double ratio = ratio(ours, tm);
+            Double ratioAria2 = ratio(ours, reports.get(Aria2Method.NAME));
             Endpoint e = testbed.endpoint();
             return new SingleReport("single", testbed.size(), e.kind(), e.server(), e.describe(), testbed.bucket(),
-                    testbed.key(), trials, warmup, fsync, testbed.sha256(), testbed.sha256Source(), order, reports, ratio,
+                    testbed.key(), trials, warmup, fsync, testbed.sha256(), testbed.sha256Source(), order, reports, ratio, ratioAria2,
                     Machine.current(loadBefore));
         } finally {
             for (DownloadMethod m : ready) {
@@ -233,6 +253,11 @@ final class SingleCommand implements Callable<Integer> {
                 }
             }
         }
+    }
+
+    private static Double ratio(SingleReport.MethodReport ours, SingleReport.MethodReport other) {
+        return ours != null && other != null && ours.median() != null && other.median() != null && other.median() > 0
+                ? round(ours.median() / other.median(), 3) : null;
     }
 
     /**
@@ -253,34 +278,66 @@ final class SingleCommand implements Callable<Integer> {
             double seconds = (System.nanoTime() - started) / 1e9;
             long cpuNanos = Machine.processCpuNanos() - cpuStarted;
             Double cpuSeconds = cpuStarted < 0 ? null : cpuNanos / 1e9;
-            double toLastByte = (lastByte - started) / 1e9;
+            Double toLastByte = (lastByte - started) / 1e9;
+            Double processSeconds = null;
+            ChildProcessRun child = method.lastProcess();
+            if (child != null) {
+                // Its own process: its CPU, and its own timing of the fetch where it has one (a JVM's start-up is
+                // not the fetch); the time to the last byte is not known.
+                seconds = child.fetchSeconds() != null ? child.fetchSeconds() : seconds;
+                cpuSeconds = child.cpuSeconds();
+                processSeconds = child.processSeconds();
+                toLastByte = child.fetchSeconds() != null ? null : toLastByte;
+            }
             String sha = Sha256.of(file);
             boolean match = sha.equals(testbed.sha256());
             double rate = testbed.size() / 1e6 / seconds;
-            LOG.info("{} {}: {} s, {} MB/s, last byte after {} s, sha256 {}", method.name(), label,
+            LOG.info("{} {}: {} s, {} MB/s, last byte after {} s, process {} s, sha256 {}", method.name(), label,
                     String.format(Locale.ROOT, "%.3f", seconds), String.format(Locale.ROOT, "%.1f", rate),
-                    String.format(Locale.ROOT, "%.3f", toLastByte), match ? "ok" : "MISMATCH " + sha);
+                    toLastByte == null ? "-" : String.format(Locale.ROOT, "%.3f", toLastByte),
+                    processSeconds == null ? "-" : String.format(Locale.ROOT, "%.3f", processSeconds),
+                    match ? "ok" : "MISMATCH " + sha);
             if (into != null) {
-                into.record(trial, seconds, toLastByte, cpuSeconds, rate, match,
+                into.record(trial, seconds, toLastByte, cpuSeconds, processSeconds, rate, match,
                         match ? null : "sha256 " + sha + " != " + testbed.sha256());
             }
         } catch (Exception e) {
             LOG.error("{} {} failed: {}", method.name(), label, describe(e), e);
             if (into != null) {
-                into.record(trial, null, null, null, null, false, describe(e));
+                into.record(trial, null, null, null, null, null, false, describe(e));
             }
         } finally {
             Files.deleteIfExists(file);
         }
     }
 
-    private static DownloadMethod create(String name, Endpoint endpoint, Tuning tuning, Path dir) {
+    private DownloadMethod create(String name, Testbed testbed, Tuning tuning, Path dir) throws IOException,
+            InterruptedException {
+        Endpoint endpoint = testbed.endpoint();
         return switch (name) {
-            case BroadcastMethod.NAME -> new BroadcastMethod(endpoint, tuning, dir);
+            case BroadcastMethod.NAME -> freshJvm ? new NodeJvmMethod(endpoint, tuning, archiveFlags(testbed, dir),
+                    PROCESS_TIMEOUT) : new BroadcastMethod(endpoint, tuning, dir);
             case TransferManagerMethod.NAME -> new TransferManagerMethod(endpoint, tuning);
             case GetObjectMethod.NAME -> new GetObjectMethod(endpoint);
+            case Aria2Method.NAME -> new Aria2Method(endpoint, tuning.connections() != null ? tuning.connections() : 16,
+                    PROCESS_TIMEOUT);
             default -> throw new IllegalArgumentException("unknown method " + name);
         };
+    }
+
+    /** The class-data archive's flags for the node JVMs of {@code --fresh-jvm}, made first if needed. */
+    private List<String> archiveFlags(Testbed testbed, Path dir) throws IOException, InterruptedException {
+        if (noCds) {
+            return List.of();
+        }
+        Path training = dir.resolve("cds-training");
+        try {
+            return NodeJvm.archive(cdsDir != null ? cdsDir : ClassDataArchive.defaultCacheDir(),
+                    env -> NodeJvmMethod.environment(testbed.endpoint(), env))
+                    .flags(NodeJvm.main(NodeJvm.trainingArgs(testbed, training)));
+        } finally {
+            FleetFiles.deleteTree(training);
+        }
     }
 
     /** The methods starting at position {@code by}, wrapping: each method leads one trial in turn. */
@@ -301,21 +358,25 @@ final class SingleCommand implements Callable<Integer> {
                 report.trials(), report.warmup());
         out.printf(Locale.ROOT, "seconds: until the file is durable and verified where the method verifies (%s);%n"
                 + "last byte: until the last byte was in the file, before verification, fsync and rename;%n"
-                + "cpu s: CPU time of this whole process (clients and the embedded server) during the trial%n%n",
+                + "cpu s: CPU time of this whole process (clients and the embedded server) during the trial, or of the%n"
+                + "  method's own process (aria2, ours with --fresh-jvm: seconds are then the fetch as the node timed it,%n"
+                + "  process s from its start to its exit)%n%n",
                 report.fsync() ? "the bench fsyncs for the methods that do not" : "--no-fsync: only ours fsyncs");
-        out.printf(Locale.ROOT, "%-16s %5s %9s %9s %11s %9s  %s%n", "method", "trial", "seconds", "MB/s", "last byte",
-                "cpu s", "sha256 ok");
+        out.printf(Locale.ROOT, "%-16s %5s %9s %9s %11s %9s %9s  %s%n", "method", "trial", "seconds", "MB/s",
+                "last byte", "cpu s", "process s", "sha256 ok");
         report.methods().forEach((name, r) -> {
             for (int t = 0; t < report.trials(); t++) {
                 Double s = r.seconds().get(t);
                 Double rate = r.rates().get(t);
                 Double pre = r.secondsToLastByte().get(t);
                 Double cpu = r.cpuSeconds().get(t);
-                out.printf(Locale.ROOT, "%-16s %5d %9s %9s %11s %9s  %s%n", name, t + 1,
+                Double process = r.processSeconds().get(t);
+                out.printf(Locale.ROOT, "%-16s %5d %9s %9s %11s %9s %9s  %s%n", name, t + 1,
                         s == null ? "-" : String.format(Locale.ROOT, "%.3f", s),
                         rate == null ? "-" : String.format(Locale.ROOT, "%.1f", rate),
                         pre == null ? "-" : String.format(Locale.ROOT, "%.3f", pre),
                         cpu == null ? "-" : String.format(Locale.ROOT, "%.2f", cpu),
+                        process == null ? "-" : String.format(Locale.ROOT, "%.2f", process),
                         s == null ? "failed" : Boolean.TRUE.equals(r.sha256Matches().get(t)) ? "yes" : "NO");
             }
         });
@@ -324,6 +385,9 @@ final class SingleCommand implements Callable<Integer> {
                 r.median() == null ? "-" : String.format(Locale.ROOT, "%.1f", r.median()), r.sha256Match() ? "yes" : "NO"));
         if (report.ratio() != null) {
             out.printf(Locale.ROOT, "%nours / transferManager = %.3f (median MB/s)%n", report.ratio());
+        }
+        if (report.ratioAria2() != null) {
+            out.printf(Locale.ROOT, "ours / aria2 = %.3f (median MB/s)%n", report.ratioAria2());
         }
         report.methods().forEach((name, r) -> r.errors().forEach(e -> out.printf("%s: %s%n", name, e)));
         Machine m = report.machine();
@@ -366,6 +430,7 @@ final class SingleCommand implements Callable<Integer> {
         final Double[] seconds;
         final Double[] toLastByte;
         final Double[] cpuSeconds;
+        final Double[] processSeconds;
         final Double[] rates;
         final Boolean[] matches;
         final List<String> errors = new ArrayList<>();
@@ -375,12 +440,15 @@ final class SingleCommand implements Callable<Integer> {
             seconds = new Double[trials];
             toLastByte = new Double[trials];
             cpuSeconds = new Double[trials];
+            processSeconds = new Double[trials];
             rates = new Double[trials];
             matches = new Boolean[trials];
         }
 
-        void record(int trial, Double s, Double sToLastByte, Double cpu, Double rate, boolean match, String error) {
+        void record(int trial, Double s, Double sToLastByte, Double cpu, Double process, Double rate, boolean match,
+                String error) {
             cpuSeconds[trial] = cpu == null ? null : round(cpu, 3);
+            processSeconds[trial] = process == null ? null : round(process, 3);
             seconds[trial] = s == null ? null : round(s, 3);
             toLastByte[trial] = sToLastByte == null ? null : round(sToLastByte, 3);
             rates[trial] = rate == null ? null : round(rate, 2);
@@ -397,7 +465,7 @@ final class SingleCommand implements Callable<Integer> {
                     : round(ok.length % 2 == 1 ? ok[ok.length / 2] : (ok[ok.length / 2 - 1] + ok[ok.length / 2]) / 2, 2);
             boolean match = allMatch && errors.isEmpty() && ok.length == seconds.length;
             return new SingleReport.MethodReport(settings, Arrays.asList(seconds), Arrays.asList(toLastByte),
-                    Arrays.asList(cpuSeconds),
+                    Arrays.asList(cpuSeconds), Arrays.asList(processSeconds),
                     Arrays.asList(rates), median,
                     Arrays.asList(matches), match, errors);
         }

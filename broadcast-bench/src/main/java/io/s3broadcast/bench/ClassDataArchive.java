@@ -1,0 +1,187 @@
+package io.s3broadcast.bench;
+
+import java.io.File;
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.AtomicMoveNotSupportedException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
+import java.security.MessageDigest;
+import java.security.NoSuchAlgorithmException;
+import java.util.ArrayList;
+import java.util.HexFormat;
+import java.util.List;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * An application class-data sharing (AppCDS) archive of the classes a node JVM loads, so the node JVMs a bench
+ * command launches map them from one file instead of loading, verifying and linking them each time (docs/bench.md,
+ * "Node JVMs"). The archive lives in a cache directory under a name made from the JVM's build and the class
+ * path's files (path, size, modification time): made once by a training run of the JVM with
+ * {@code -XX:ArchiveClassesAtExit}, reused by every later run, made again when the jar or the JVM changes.
+ *
+ * <p>Before flags are handed out, the JVM is asked to start with {@code -Xshare:on} and the archive (once per
+ * instance): if it refuses (an archive of another build, a damaged file), the archive is deleted and made once
+ * more; if that fails too, or the training run cannot dump one (a class path with directories), the node JVMs
+ * run without one ({@link #flags} is empty) and the reason is logged.
+ */
+final class ClassDataArchive {
+
+    private static final Logger LOG = LoggerFactory.getLogger(ClassDataArchive.class);
+
+    /** Runs a command to its end and returns its exit code; its output goes to {@code log}. */
+    interface Runner {
+        int run(List<String> command, Path log) throws IOException, InterruptedException;
+    }
+
+    private final Path cacheDir;
+    private final String java;
+    private final String classPath;
+    private final List<String> jvmFlags;
+    private final Runner runner;
+    private List<String> flags;
+
+    /**
+     * @param cacheDir where archives are kept (created when needed)
+     * @param java the {@code java} executable of the node JVMs
+     * @param classPath their class path
+     * @param jvmFlags their other flags (heap, GC, JIT), used for the training run too
+     * @param runner runs the training and probe commands
+     */
+    ClassDataArchive(Path cacheDir, String java, String classPath, List<String> jvmFlags, Runner runner) {
+        this.cacheDir = cacheDir;
+        this.java = java;
+        this.classPath = classPath;
+        this.jvmFlags = List.copyOf(jvmFlags);
+        this.runner = runner;
+    }
+
+    /** The default cache directory: {@code $XDG_CACHE_HOME/s3broadcast/cds}, else {@code ~/.cache/s3broadcast/cds}. */
+    static Path defaultCacheDir() {
+        String xdg = System.getenv("XDG_CACHE_HOME");
+        Path base = xdg != null && !xdg.isBlank() ? Path.of(xdg) : Path.of(System.getProperty("user.home"), ".cache");
+        return base.resolve("s3broadcast").resolve("cds");
+    }
+
+    /** Runs commands as processes, output to the log file. */
+    static Runner processes() {
+        return (command, log) -> new ProcessBuilder(command).redirectErrorStream(true).redirectOutput(log.toFile())
+                .start().waitFor();
+    }
+
+    /** The archive's file: one per JVM build and class path content. */
+    Path file() {
+        return cacheDir.resolve("node-" + key() + ".jsa");
+    }
+
+    /**
+     * The flags that make a node JVM use the archive, making it first with {@code trainingArgs} (the arguments after
+     * the class path: main class and its arguments, a run that loads what a node loads) when there is none; empty
+     * when there is no usable archive. Made and checked once per instance.
+     */
+    synchronized List<String> flags(List<String> trainingArgs) throws InterruptedException {
+        if (flags == null) {
+            flags = prepare(trainingArgs);
+        }
+        return flags;
+    }
+
+    private List<String> prepare(List<String> trainingArgs) throws InterruptedException {
+        Path file = file();
+        try {
+            Files.createDirectories(cacheDir);
+            if (Files.exists(file)) {
+                if (accepted(file)) {
+                    LOG.info("node JVMs use the class-data archive {}", file);
+                    return useFlags(file);
+                }
+                LOG.warn("the JVM rejects the class-data archive {}; making it again", file);
+                Files.deleteIfExists(file);
+            }
+            if (!train(file, trainingArgs)) {
+                return List.of();
+            }
+            if (accepted(file)) {
+                LOG.info("made the class-data archive {} for the node JVMs", file);
+                return useFlags(file);
+            }
+            LOG.warn("the JVM rejects the class-data archive it just made ({}); node JVMs run without one", file);
+            Files.deleteIfExists(file);
+            return List.of();
+        } catch (IOException e) {
+            LOG.warn("no class-data archive for the node JVMs ({}): {}", file, e.toString());
+            return List.of();
+        }
+    }
+
+    /** {@code -Xshare:auto}: should the file go bad after the check, the JVM starts without it rather than failing. */
+    private static List<String> useFlags(Path file) {
+        return List.of("-XX:SharedArchiveFile=" + file, "-Xshare:auto");
+    }
+
+    /** A training run that dumps the archive at exit; true when the archive is in place. */
+    private boolean train(Path file, List<String> trainingArgs) throws IOException, InterruptedException {
+        Path tmp = cacheDir.resolve(file.getFileName() + "." + ProcessHandle.current().pid() + ".tmp");
+        Path log = cacheDir.resolve(file.getFileName() + ".training.log");
+        Files.deleteIfExists(tmp);
+        List<String> command = new ArrayList<>();
+        command.add(java);
+        command.addAll(jvmFlags);
+        command.add("-XX:ArchiveClassesAtExit=" + tmp);
+        command.addAll(List.of("-cp", classPath));
+        command.addAll(trainingArgs);
+        LOG.info("making a class-data archive for the node JVMs: one untimed training run ({})", log);
+        int exit = runner.run(command, log);
+        try {
+            if (exit != 0 || !Files.exists(tmp) || Files.size(tmp) == 0) {
+                LOG.warn("the training run for the class-data archive {} (exit {}); node JVMs run without one: see {}",
+                        Files.exists(tmp) ? "failed" : "dumped no archive", exit, log);
+                return false;
+            }
+            try {
+                Files.move(tmp, file, StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
+            } catch (AtomicMoveNotSupportedException e) {
+                Files.move(tmp, file, StandardCopyOption.REPLACE_EXISTING);
+            }
+            return true;
+        } finally {
+            Files.deleteIfExists(tmp);
+        }
+    }
+
+    /** Whether the JVM starts with the archive required ({@code -Xshare:on} fails when it cannot map it). */
+    private boolean accepted(Path file) throws IOException, InterruptedException {
+        List<String> command = new ArrayList<>();
+        command.add(java);
+        command.addAll(jvmFlags);
+        command.addAll(List.of("-Xshare:on", "-XX:SharedArchiveFile=" + file, "-cp", classPath, "-version"));
+        return runner.run(command, cacheDir.resolve(file.getFileName() + ".check.log")) == 0;
+    }
+
+    /** SHA-256 over the JVM's identity and every class path entry's path, size and modification time. */
+    String key() {
+        try {
+            MessageDigest md = MessageDigest.getInstance("SHA-256");
+            StringBuilder id = new StringBuilder(java).append('\n');
+            for (String p : List.of("java.vm.version", "java.vm.vendor", "java.home")) {
+                id.append(System.getProperty(p, "")).append('\n');
+            }
+            id.append(String.join(" ", jvmFlags)).append('\n');
+            for (String entry : classPath.split(File.pathSeparator)) {
+                Path p = Path.of(entry);
+                id.append(entry);
+                try {
+                    id.append(' ').append(Files.size(p)).append(' ').append(Files.getLastModifiedTime(p).toMillis());
+                } catch (IOException e) {
+                    id.append(" missing");
+                }
+                id.append('\n');
+            }
+            return HexFormat.of().formatHex(md.digest(id.toString().getBytes(StandardCharsets.UTF_8)), 0, 8);
+        } catch (NoSuchAlgorithmException e) {
+            throw new IllegalStateException("SHA-256 is missing from this JVM", e);
+        }
+    }
+}

@@ -1,0 +1,139 @@
+package io.s3broadcast.bench;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import software.amazon.awssdk.auth.credentials.AwsCredentials;
+import software.amazon.awssdk.auth.credentials.AwsSessionCredentials;
+
+/**
+ * Ours in a fresh JVM per download ({@code single --fresh-jvm}): a node JVM ({@link NodeJvm}: the flags and
+ * class-data archive a fleet's nodes get) runs the {@code node} command with the flat tree, so every trial is the
+ * first fetch of a new JVM, JIT warm-up included. Its time is the fetch as the node timed it (from
+ * {@code Broadcast.fetch} to the file verified and in place, after the JVM started and built its clients); the
+ * whole process's time and CPU are reported beside it.
+ */
+final class NodeJvmMethod implements DownloadMethod {
+
+    static final String NAME = "ours";
+
+    private final Endpoint endpoint;
+    private final Tuning tuning;
+    private final List<String> archiveFlags;
+    private final Duration timeout;
+    private final Map<String, Object> settings = new LinkedHashMap<>();
+    private volatile ChildProcessRun last;
+
+    NodeJvmMethod(Endpoint endpoint, Tuning tuning, List<String> archiveFlags, Duration timeout) {
+        this.endpoint = endpoint;
+        this.tuning = tuning;
+        this.archiveFlags = List.copyOf(archiveFlags);
+        this.timeout = timeout;
+        settings.put("api", "Broadcast.fetch (flat tree) in a fresh node JVM per download");
+        settings.put("jvmFlags", String.join(" ", NodeJvm.FLAGS));
+        settings.put("classDataArchive", !archiveFlags.isEmpty());
+        settings.put("httpClient", tuning.httpClient() != null ? tuning.httpClient() : "default");
+        settings.put("connections", tuning.connections() != null ? tuning.connections() : "default");
+        settings.put("rangeSize", tuning.rangeSize() != null ? tuning.rangeSize() : "default");
+        settings.put("pieceSize", tuning.pieceSize() != null ? tuning.pieceSize() : "default");
+        settings.put("verifies", "every piece's CRC32C while writing, whole file read back before commit");
+    }
+
+    /** The node command's arguments for one download of {@code s3://bucket/key} into {@code dir}. */
+    List<String> nodeArgs(String bucket, String key, Path dir) {
+        List<String> args = new ArrayList<>(List.of("node", "--bucket", bucket, "--key", key, "--out", dir.toString(),
+                "--no-sha256", "--strategy", "flat", "--node-id", "single", "--region", endpoint.region().id()));
+        if (endpoint.uri() != null) {
+            args.addAll(List.of("--endpoint", endpoint.uri().toString(), "--path-style",
+                    String.valueOf(endpoint.pathStyle())));
+        }
+        if (tuning.connections() != null) {
+            args.addAll(List.of("--connections", String.valueOf(tuning.connections())));
+        }
+        if (tuning.rangeSize() != null) {
+            args.addAll(List.of("--range-size", String.valueOf(tuning.rangeSize())));
+        }
+        if (tuning.pieceSize() != null) {
+            args.addAll(List.of("--piece-size", String.valueOf(tuning.pieceSize())));
+        }
+        if (tuning.httpClient() != null) {
+            args.addAll(List.of("--http-client", tuning.httpClient()));
+        }
+        return args;
+    }
+
+    /** The endpoint's credentials and region as the SDK's environment variables, for a node JVM. */
+    static void environment(Endpoint endpoint, Map<String, String> env) {
+        env.keySet().removeIf(k -> k.startsWith("AWS_") || k.startsWith("S3BROADCAST_"));
+        AwsCredentials c = endpoint.credentials().resolveCredentials();
+        env.put("AWS_ACCESS_KEY_ID", c.accessKeyId());
+        env.put("AWS_SECRET_ACCESS_KEY", c.secretAccessKey());
+        if (c instanceof AwsSessionCredentials s) {
+            env.put("AWS_SESSION_TOKEN", s.sessionToken());
+        }
+        env.put("AWS_REGION", endpoint.region().id());
+    }
+
+    @Override
+    public String name() {
+        return NAME;
+    }
+
+    @Override
+    public Map<String, Object> settings() {
+        return settings;
+    }
+
+    @Override
+    public long download(String bucket, String key, Path destination) throws IOException, InterruptedException {
+        Path dir = destination.resolveSibling(destination.getFileName() + ".node");
+        Files.createDirectories(dir);
+        try {
+            ProcessBuilder pb = new ProcessBuilder(NodeJvm.command(archiveFlags, nodeArgs(bucket, key, dir)))
+                    .redirectOutput(dir.resolve("stdout").toFile()).redirectError(dir.resolve("stderr").toFile());
+            environment(endpoint, pb.environment());
+            FleetProcesses.Result r = FleetProcesses.runAll(List.of(pb), timeout, (i, result) -> result).get(0);
+            JsonNode json = lastJson(dir.resolve("stdout"));
+            if (r.seconds() == null || r.exitCode() != 0 || json == null || !json.path("error").isNull()) {
+                throw new IOException("the node JVM " + (r.seconds() == null ? "did not finish in " + timeout
+                        : "exited with " + r.exitCode()) + (json != null && !json.path("error").isNull()
+                        ? ": " + json.path("error").asText() : ": " + FleetProcesses.tail(dir.resolve("stderr"))));
+            }
+            Files.move(dir.resolve(NodeCommand.fileName(key)), destination, StandardCopyOption.ATOMIC_MOVE);
+            last = new ChildProcessRun(json.path("seconds").asDouble(), r.seconds(), r.cpuSeconds(), r.peakRssBytes());
+            return System.nanoTime();
+        } finally {
+            FleetFiles.deleteTree(dir);
+        }
+    }
+
+    private static JsonNode lastJson(Path out) throws IOException {
+        if (!Files.exists(out)) {
+            return null;
+        }
+        List<String> lines = Files.readAllLines(out).stream().filter(l -> l.startsWith("{")).toList();
+        return lines.isEmpty() ? null : Json.mapper().readTree(lines.get(lines.size() - 1));
+    }
+
+    /** {@code Broadcast.fetch} fsyncs the file and its directory before it renames the file into place. */
+    @Override
+    public boolean syncsToDisk() {
+        return true;
+    }
+
+    @Override
+    public ChildProcessRun lastProcess() {
+        return last;
+    }
+
+    @Override
+    public void close() {
+    }
+}
