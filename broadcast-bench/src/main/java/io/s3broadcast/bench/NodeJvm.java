@@ -18,11 +18,12 @@ import java.util.function.Consumer;
 final class NodeJvm {
 
     /**
-     * C1 only, serial GC, small heap and stacks: measured in docs/bench.md ("Node JVMs"). C1 has no SHA-256
-     * intrinsic, so hashing is slow in a node JVM: the bench hashes a node's file itself, after the node exits.
+     * C1 only with one compiler thread, serial GC, small heap and stacks, no perf-data file: measured in
+     * docs/bench.md ("Node JVMs"). C1 has no SHA-256 intrinsic, so hashing is slow in a node JVM: the bench hashes
+     * a node's file itself, after the node exits.
      */
-    static final List<String> FLAGS = List.of("-XX:TieredStopAtLevel=1", "-XX:+UseSerialGC", "-Xms64m", "-Xmx256m",
-            "-XX:MaxDirectMemorySize=256m", "-Xss512k", "-XX:-UsePerfData");
+    static final List<String> FLAGS = List.of("-XX:TieredStopAtLevel=1", "-XX:CICompilerCount=1", "-XX:+UseSerialGC",
+            "-Xms64m", "-Xmx256m", "-XX:MaxDirectMemorySize=256m", "-Xss512k", "-XX:-UsePerfData");
 
     private NodeJvm() {
     }
