@@ -7,9 +7,11 @@ import com.fasterxml.jackson.databind.JsonNode;
 import java.io.PrintWriter;
 import java.io.StringWriter;
 import io.s3broadcast.testkit.S3Backend;
+import java.nio.file.Path;
 import java.util.List;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
 import picocli.CommandLine;
 
 /** Runs the commands in-process, on small objects, and reads their JSON line. */
@@ -20,6 +22,28 @@ class BenchCliIT {
     static void onlyInTheS3ProxyPass() {
         assumeTrue(S3Backend.selected() == S3Backend.S3PROXY,
                 "the bench runs its own embedded S3Proxy; it is tested in the s3proxy pass only");
+    }
+
+    @Test
+    void singleFreshJvmRunsOursInANodeJvmPerDownloadBesideAria2(@TempDir Path cds) throws Exception {
+        assumeTrue(FleetTools.find("aria2c") != null, "aria2c is not installed");
+        // Under surefire the class path has class directories: no class-data archive can be made, and the node
+        // JVMs run without one.
+        Run run = execute("single", "--size", "8MiB", "--trials", "1", "--warmup", "0", "--fresh-jvm", "--methods",
+                "ours,aria2", "--cds-dir", cds.toString());
+
+        JsonNode json = run.json();
+        for (String method : List.of("ours", "aria2")) {
+            JsonNode m = json.path("methods").path(method);
+            assertThat(m.path("errors").isEmpty()).as(method + " errors: " + m.path("errors")).isTrue();
+            assertThat(m.path("sha256Match").asBoolean()).as(method + " sha256Match").isTrue();
+            assertThat(m.path("processSeconds").get(0).asDouble()).as(method + " process").isPositive();
+            assertThat(m.path("seconds").get(0).asDouble()).as(method + " seconds").isPositive();
+        }
+        assertThat(json.path("methods").path("ours").path("settings").path("api").asText()).contains("fresh node JVM");
+        assertThat(json.path("ratioAria2").asDouble()).isPositive();
+        assertThat(run.out()).contains("ours / aria2");
+        assertThat(run.exitCode()).isZero();
     }
 
     @Test
