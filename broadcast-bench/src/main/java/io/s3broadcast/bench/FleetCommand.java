@@ -137,14 +137,8 @@ final class FleetCommand implements Callable<Integer> {
                     + " profile's prediction.")
     boolean calibrate;
 
-    @Option(names = "--cds-dir", paramLabel = "DIR",
-            description = "Where the node JVMs' class-data archive is kept (made once by an untimed training run,"
-                    + " reused while the jar and the JVM stay the same; default: ~/.cache/s3broadcast/cds).")
-    Path cdsDir;
-
-    @Option(names = "--no-cds", negatable = false,
-            description = "Start the node JVMs without the class-data archive of the bench's classes.")
-    boolean noCds;
+    @Mixin
+    ClassDataOptions cds = new ClassDataOptions();
 
     @Mixin
     NodeTuning tuning;
@@ -231,8 +225,7 @@ final class FleetCommand implements Callable<Integer> {
     private FleetLevel openLevel(FleetSpec fleet, Testbed testbed, Path dir) throws IOException, InterruptedException {
         return switch (fleet.level()) {
             case "inprocess" -> new InProcessFleet(fleet, testbed, dir);
-            case "netns" -> NetnsFleet.open(fleet, testbed, dir,
-                    noCds ? null : cdsDir != null ? cdsDir : ClassDataArchive.defaultCacheDir());
+            case "netns" -> NetnsFleet.open(fleet, testbed, dir, cds.cacheDir());
             default -> throw new IllegalStateException(fleet.level());
         };
     }

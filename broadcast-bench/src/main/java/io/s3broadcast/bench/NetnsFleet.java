@@ -269,7 +269,7 @@ final class NetnsFleet implements FleetCommand.FleetLevel {
 
     private FleetNode node(int i, FleetProcesses.Result result, Path out, long t0Millis, Path nodeDir) throws IOException {
         String link = spec.links().get(i).describe();
-        JsonNode json = lastJson(out);
+        JsonNode json = Json.lastLine(out);
         if (json == null) {
             return new FleetNode(i, "node-" + i, link, null, result.seconds(), null, null, 0, null, null, null,
                     result.cpuSeconds(), null, null, result.peakRssBytes(), false,
@@ -293,14 +293,6 @@ final class NetnsFleet implements FleetCommand.FleetLevel {
                 p.path("gcSeconds").isNumber() ? p.path("gcSeconds").asDouble() : null,
                 p.path("jitSeconds").isNumber() ? p.path("jitSeconds").asDouble() : null, result.peakRssBytes(), ok,
                 json.path("error").isNull() ? (ok ? null : "SHA-256 mismatch") : json.path("error").asText());
-    }
-
-    private static JsonNode lastJson(Path out) throws IOException {
-        if (!Files.exists(out)) {
-            return null;
-        }
-        List<String> lines = Files.readAllLines(out).stream().filter(l -> l.startsWith("{")).toList();
-        return lines.isEmpty() ? null : Json.mapper().readTree(lines.get(lines.size() - 1));
     }
 
     private long[] s3Bytes() {

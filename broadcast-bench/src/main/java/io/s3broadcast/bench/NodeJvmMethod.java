@@ -100,7 +100,7 @@ final class NodeJvmMethod implements DownloadMethod {
                     .redirectOutput(dir.resolve("stdout").toFile()).redirectError(dir.resolve("stderr").toFile());
             environment(endpoint, pb.environment());
             FleetProcesses.Result r = FleetProcesses.runAll(List.of(pb), timeout, (i, result) -> result).get(0);
-            JsonNode json = lastJson(dir.resolve("stdout"));
+            JsonNode json = Json.lastLine(dir.resolve("stdout"));
             if (r.seconds() == null || r.exitCode() != 0 || json == null || !json.path("error").isNull()) {
                 throw new IOException("the node JVM " + (r.seconds() == null ? "did not finish in " + timeout
                         : "exited with " + r.exitCode()) + (json != null && !json.path("error").isNull()
@@ -112,14 +112,6 @@ final class NodeJvmMethod implements DownloadMethod {
         } finally {
             FleetFiles.deleteTree(dir);
         }
-    }
-
-    private static JsonNode lastJson(Path out) throws IOException {
-        if (!Files.exists(out)) {
-            return null;
-        }
-        List<String> lines = Files.readAllLines(out).stream().filter(l -> l.startsWith("{")).toList();
-        return lines.isEmpty() ? null : Json.mapper().readTree(lines.get(lines.size() - 1));
     }
 
     /** {@code Broadcast.fetch} fsyncs the file and its directory before it renames the file into place. */

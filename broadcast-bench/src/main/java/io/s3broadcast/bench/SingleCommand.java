@@ -17,6 +17,7 @@ import java.util.concurrent.ExecutionException;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.ParameterException;
@@ -127,14 +128,8 @@ final class SingleCommand implements Callable<Integer> {
                     + " seconds are the fetch as the node timed it; the process's time and CPU are shown beside.")
     boolean freshJvm;
 
-    @Option(names = "--cds-dir", paramLabel = "DIR",
-            description = "With --fresh-jvm: where the node JVMs' class-data archive is kept (default:"
-                    + " ~/.cache/s3broadcast/cds).")
-    Path cdsDir;
-
-    @Option(names = "--no-cds", negatable = false,
-            description = "With --fresh-jvm: start the node JVMs without the class-data archive.")
-    boolean noCds;
+    @Mixin
+    ClassDataOptions cds = new ClassDataOptions();
 
     @Option(names = "--work-dir", paramLabel = "DIR",
             description = "Where downloads are written (a new temporary directory inside it; default: java.io.tmpdir).")
@@ -327,13 +322,12 @@ final class SingleCommand implements Callable<Integer> {
 
     /** The class-data archive's flags for the node JVMs of {@code --fresh-jvm}, made first if needed. */
     private List<String> archiveFlags(Testbed testbed, Path dir) throws IOException, InterruptedException {
-        if (noCds) {
+        if (cds.cacheDir() == null) {
             return List.of();
         }
         Path training = dir.resolve("cds-training");
         try {
-            return NodeJvm.archive(cdsDir != null ? cdsDir : ClassDataArchive.defaultCacheDir(),
-                    env -> NodeJvmMethod.environment(testbed.endpoint(), env))
+            return NodeJvm.archive(cds.cacheDir(), env -> NodeJvmMethod.environment(testbed.endpoint(), env))
                     .flags(NodeJvm.main(NodeJvm.trainingArgs(testbed, training)));
         } finally {
             FleetFiles.deleteTree(training);
