@@ -20,8 +20,6 @@ import picocli.CommandLine.Command;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Spec;
-import software.amazon.awssdk.auth.credentials.AwsCredentials;
-import software.amazon.awssdk.auth.credentials.AwsSessionCredentials;
 import software.amazon.awssdk.services.s3.S3AsyncClient;
 
 /**
@@ -97,16 +95,8 @@ final class ChaosCommand implements Callable<Integer> {
                         : null;
             }
             Map<String, String> env = new HashMap<>();
-            AwsCredentials c = e.credentials().resolveCredentials();
-            env.put("AWS_ACCESS_KEY_ID", c.accessKeyId());
-            env.put("AWS_SECRET_ACCESS_KEY", c.secretAccessKey());
-            if (c instanceof AwsSessionCredentials session) {
-                env.put("AWS_SESSION_TOKEN", session.sessionToken());
-            }
-            env.put("AWS_REGION", e.region().id());
-            List<String> command = List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
-                    "-Xmx256m", "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1",
-                    "-cp", System.getProperty("java.class.path"), BenchCli.class.getName());
+            NodeJvm.environment(e, env);
+            List<String> command = NodeJvm.command(List.of(), List.of());
             ChaosContext context = new ChaosContext(e.uri(), e.region().id(), env, e.pathStyle(), testbed.bucket(),
                     testbed.key(), eTag, testbed.size(), testbed.sha256(), nodes, handshakeTimeout, nodeTimeout, dir,
                     command, undigested);

@@ -244,7 +244,7 @@ final class NetnsFleet implements FleetCommand.FleetLevel {
     }
 
     private void environment(Map<String, String> env) {
-        NodeJvmMethod.environment(testbed.endpoint(), env);
+        NodeJvm.environment(testbed.endpoint(), env);
         env.put("S3BROADCAST_SECRET", secret);
     }
 

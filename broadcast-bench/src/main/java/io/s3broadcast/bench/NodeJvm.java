@@ -10,6 +10,8 @@ import java.util.HexFormat;
 import java.util.List;
 import java.util.Map;
 import java.util.function.Consumer;
+import software.amazon.awssdk.auth.credentials.AwsCredentials;
+import software.amazon.awssdk.auth.credentials.AwsSessionCredentials;
 
 /**
  * How the bench launches a node JVM (the {@code node} command in a process of its own): this JVM's {@code java}
@@ -78,6 +80,18 @@ final class NodeJvm {
         java.addAll(List.of("-cp", classPath(), BenchCli.class.getName()));
         java.addAll(args);
         return java;
+    }
+
+    /** The endpoint's credentials and region as the SDK's environment variables, for a node JVM. */
+    static void environment(Endpoint endpoint, Map<String, String> env) {
+        env.keySet().removeIf(k -> k.startsWith("AWS_") || k.startsWith("S3BROADCAST_"));
+        AwsCredentials c = endpoint.credentials().resolveCredentials();
+        env.put("AWS_ACCESS_KEY_ID", c.accessKeyId());
+        env.put("AWS_SECRET_ACCESS_KEY", c.secretAccessKey());
+        if (c instanceof AwsSessionCredentials s) {
+            env.put("AWS_SESSION_TOKEN", s.sessionToken());
+        }
+        env.put("AWS_REGION", endpoint.region().id());
     }
 
     /** The arguments after the class path for a training run: the bench's main and a node command's arguments. */

@@ -10,8 +10,6 @@ import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import software.amazon.awssdk.auth.credentials.AwsCredentials;
-import software.amazon.awssdk.auth.credentials.AwsSessionCredentials;
 
 /**
  * Ours in a fresh JVM per download ({@code single --fresh-jvm}): a node JVM ({@link NodeJvm}: the flags and
@@ -69,18 +67,6 @@ final class NodeJvmMethod implements DownloadMethod {
         return args;
     }
 
-    /** The endpoint's credentials and region as the SDK's environment variables, for a node JVM. */
-    static void environment(Endpoint endpoint, Map<String, String> env) {
-        env.keySet().removeIf(k -> k.startsWith("AWS_") || k.startsWith("S3BROADCAST_"));
-        AwsCredentials c = endpoint.credentials().resolveCredentials();
-        env.put("AWS_ACCESS_KEY_ID", c.accessKeyId());
-        env.put("AWS_SECRET_ACCESS_KEY", c.secretAccessKey());
-        if (c instanceof AwsSessionCredentials s) {
-            env.put("AWS_SESSION_TOKEN", s.sessionToken());
-        }
-        env.put("AWS_REGION", endpoint.region().id());
-    }
-
     @Override
     public String name() {
         return NAME;
@@ -98,7 +84,7 @@ final class NodeJvmMethod implements DownloadMethod {
         try {
             ProcessBuilder pb = new ProcessBuilder(NodeJvm.command(archiveFlags, nodeArgs(bucket, key, dir)))
                     .redirectOutput(dir.resolve("stdout").toFile()).redirectError(dir.resolve("stderr").toFile());
-            environment(endpoint, pb.environment());
+            NodeJvm.environment(endpoint, pb.environment());
             FleetProcesses.Result r = FleetProcesses.runAll(List.of(pb), timeout, (i, result) -> result).get(0);
             JsonNode json = Json.lastLine(dir.resolve("stdout"));
             if (r.seconds() == null || r.exitCode() != 0 || json == null || !json.path("error").isNull()) {

@@ -327,7 +327,7 @@ final class SingleCommand implements Callable<Integer> {
         }
         Path training = dir.resolve("cds-training");
         try {
-            return NodeJvm.archive(cds.cacheDir(), env -> NodeJvmMethod.environment(testbed.endpoint(), env))
+            return NodeJvm.archive(cds.cacheDir(), env -> NodeJvm.environment(testbed.endpoint(), env))
                     .flags(NodeJvm.main(NodeJvm.trainingArgs(testbed, training)));
         } finally {
             FleetFiles.deleteTree(training);
