@@ -131,6 +131,23 @@ class S3PrefixRegistryIT {
     }
 
     @Test
+    void pollNowPollsWithoutWaitingForThePollInterval() throws Exception {
+        S3PrefixRegistry a = registered(A);
+        CompletableFuture<NodeInfo> heardB = new CompletableFuture<>();
+        a.watch(new io.s3broadcast.registry.MembershipListener() {
+            @Override
+            public void joined(NodeInfo node) {
+                if (node.equals(B)) {
+                    heardB.complete(node);
+                }
+            }
+        });
+        registered(B);
+        a.pollNow(); // no time passes on the scheduler
+        assertThat(heardB.get(20, java.util.concurrent.TimeUnit.SECONDS)).isEqualTo(B);
+    }
+
+    @Test
     void listingIsPaginated() {
         IntStream.range(0, 5).forEach(i -> registered(new NodeInfo("n" + i, "10.0.1." + i, 7000)));
         S3PrefixRegistry observer = registry(2);
