@@ -48,6 +48,15 @@ public interface NodeRegistry extends AutoCloseable {
         return java.util.Optional.empty();
     }
 
+    /**
+     * Asks the registry to read the members again soon, for a registry that learns of changes by polling (one poll
+     * now, in the background); does nothing for one that is told of changes. Never blocks; ignored before
+     * {@link #start()} and after {@link #close()}. A node waiting for its group calls it so that it starts as soon as
+     * the others have registered, not at the next poll.
+     */
+    default void pollNow() {
+    }
+
     /** Withdraws this node from the group; the registry keeps following the group. Does nothing if not registered. */
     void leave();
 

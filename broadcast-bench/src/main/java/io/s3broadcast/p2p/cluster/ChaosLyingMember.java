@@ -74,7 +74,7 @@ public final class ChaosLyingMember {
                 "127.0.0.1", null, expected, Duration.ofMinutes(2), 4, Duration.ofMinutes(10), Duration.ofSeconds(10),
                 4, 8, PeerSecurity.fromRegistry().withSecret(secret.getBytes(StandardCharsets.UTF_8)),
                 PeerLimits.defaults(), Ticker.systemTicker());
-        PeerCluster cluster = PeerCluster.start(config, null, FaultHooks.corruptingOwnPieces());
+        PeerCluster cluster = PeerCluster.start(config, null, LyingServing.corruptingOwnPieces(), BanListener.NONE);
         ClusterRun run = cluster.start(new ClusterTask(Strategy.OVERLAP, info, store, source, new SourceListener() { }));
         System.err.println("lying member listening on 127.0.0.1:" + port);
         try {

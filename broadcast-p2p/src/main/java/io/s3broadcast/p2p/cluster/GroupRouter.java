@@ -4,9 +4,8 @@ import io.netty.buffer.ByteBuf;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInboundHandlerAdapter;
 import io.netty.util.ReferenceCountUtil;
-import io.s3broadcast.p2p.protocol.Handshake;
-import io.s3broadcast.p2p.protocol.MessageType;
-import java.nio.charset.StandardCharsets;
+import io.s3broadcast.p2p.protocol.HandshakeGroup;
+import io.s3broadcast.p2p.protocol.ProtocolException;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
@@ -16,8 +15,8 @@ import java.util.concurrent.TimeUnit;
 
 /**
  * Hands each inbound connection of the shared peer server to the run of the group its first frame, the
- * peer's handshake, names. It reads no further than the group field (at most 35 + 255 bytes), checks the
- * frame's length, type and magic on the way, then puts the run's protocol handlers behind itself, passes
+ * peer's handshake, names ({@link HandshakeGroup} reads it: no further than the group field, checking the
+ * frame's length, type and magic on the way), then puts the run's protocol handlers behind itself, passes
  * them the bytes read so far and removes itself; the handshake handler then answers with the run's own
  * handshake. A connection for a group with no run yet (a peer that started first) waits up to
  * {@link #PARK_MILLIS} for the run to register, then is closed; the peer dials again.
@@ -27,9 +26,6 @@ final class GroupRouter {
     static final String NAME = "groupRouter";
     /** How long a connection for an unknown group waits for its run. */
     static final long PARK_MILLIS = 10_000;
-
-    /** length(4) type(1), then the handshake body up to the group's length byte. */
-    private static final int GROUP_LENGTH_OFFSET = 4 + 1 + Handshake.GROUP_LENGTH_BODY_OFFSET;
 
     /** What a connection is handed to: a run, for the group it serves. */
     interface Target {
@@ -83,42 +79,22 @@ final class GroupRouter {
                 return;
             }
             if (head == null) {
-                head = ctx.alloc().buffer(GROUP_LENGTH_OFFSET + 256);
+                head = ctx.alloc().buffer(512);
             }
             head.writeBytes(in);
             in.release();
             if (group != null) {
                 return; // parked: keep what arrives for the run
             }
-            if (head.readableBytes() > GROUP_LENGTH_OFFSET + 1 + Handshake.MAX_STRING_BYTES + 1 + Handshake.MAX_STRING_BYTES
-                    + 64 * 1024) {
-                drop(); // a peer that keeps sending before any answer is not a peer
+            try {
+                group = HandshakeGroup.peek(head);
+            } catch (ProtocolException e) {
+                drop(); // not a peer, or one that keeps sending before any answer
                 return;
             }
-            int readable = head.readableBytes();
-            if (readable >= 4) {
-                long length = head.getUnsignedInt(0);
-                if (length < 1 + GROUP_LENGTH_OFFSET - 4 || length > 1 + Handshake.MAX_BODY_LENGTH) {
-                    drop();
-                    return;
-                }
-            }
-            if (readable >= 5 && head.getUnsignedByte(4) != MessageType.HANDSHAKE.id()) {
-                drop();
+            if (group == null) {
                 return;
             }
-            if (readable >= 9 && head.getInt(5) != Handshake.MAGIC) {
-                drop();
-                return;
-            }
-            if (readable <= GROUP_LENGTH_OFFSET) {
-                return;
-            }
-            int groupLength = head.getUnsignedByte(GROUP_LENGTH_OFFSET);
-            if (readable < GROUP_LENGTH_OFFSET + 1 + groupLength) {
-                return;
-            }
-            group = head.toString(GROUP_LENGTH_OFFSET + 1, groupLength, StandardCharsets.UTF_8);
             Target run = runs.get(group);
             if (run != null) {
                 adopt(run);

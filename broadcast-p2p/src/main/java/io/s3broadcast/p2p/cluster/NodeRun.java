@@ -30,6 +30,7 @@ import io.s3broadcast.p2p.protocol.GiveWorkResponse;
 import io.s3broadcast.p2p.protocol.Goodbye;
 import io.s3broadcast.p2p.protocol.Have;
 import io.s3broadcast.p2p.protocol.Interested;
+import io.s3broadcast.p2p.protocol.MessageType;
 import io.s3broadcast.p2p.protocol.NotInterested;
 import io.s3broadcast.p2p.protocol.PeerMessage;
 import io.s3broadcast.p2p.protocol.PeerPipeline;
@@ -91,6 +92,12 @@ import org.slf4j.LoggerFactory;
  * node reported an empty work list otherwise); the orphan rule fetches from S3 what nobody has and nobody
  * will fetch; on the last piece {@link #complete} completes {@link #completion()}, and the node lingers to
  * serve until every peer is done or the linger time is over; {@link #finish} closes everything.
+ *
+ * <p>The rules live in the components it coordinates: {@link RegistrySession} (joining the group), {@link
+ * Membership}, {@link Dialer} and {@link PeerChannels} (connections), {@link MessageDispatch} (each message type to
+ * its handler), {@link PieceExchange} (phase 2's requests), {@link ChokeDriver}, {@link PieceServer} and {@link
+ * Linger}; the integrity components ({@link PieceReceiver}, {@link DigestExchange}, {@link Disputes}, {@link
+ * Repairs}, {@link BanList}); it keeps the peer map, the lifecycle and the wiring.
  */
 final class NodeRun implements ClusterRun, GroupRouter.Target {
 
@@ -103,7 +110,6 @@ final class NodeRun implements ClusterRun, GroupRouter.Target {
     /** How long the orphan condition must hold before orphans are taken (messages in flight settle). */
     static final long ORPHAN_GRACE_NANOS = TimeUnit.MILLISECONDS.toNanos(300);
     static final long HOUSEKEEPING_MILLIS = 100;
-    static final long MAX_REDIAL_MILLIS = 2_000;
 
     private final PeerCluster cluster;
     private final ClusterConfig config;
@@ -138,57 +144,31 @@ final class NodeRun implements ClusterRun, GroupRouter.Target {
     private volatile boolean closing;
     private volatile String self;
     private volatile PeerPipeline pipeline;
-    private volatile NodeRegistry registry;
-    private volatile NodeRegistry.Watch watch;
+    private final RegistrySession registry;
     /** Peers not served, asked or taken back: broke a rule, or lied ({@link BanList}). */
     private final BanList banned;
     private final Set<String> exchangedWith = ConcurrentHashMap.newKeySet();
-    private final Set<Channel> channels = ConcurrentHashMap.newKeySet();
+    private final PeerChannels channels;
+    private final PieceServer server;
 
     // Run loop only.
     private final Map<String, Peer> peers = new TreeMap<>();
-    private final Map<String, NodeInfo> members = new TreeMap<>();
-    private final Map<String, Long> pendingSince = new HashMap<>();
-    private final Map<String, Integer> dialAttempts = new HashMap<>();
-    private final Set<String> dialing = new HashSet<>();
-    /** Remote hosts whose failed authentication was logged (once each). */
-    private final Set<String> authFailuresLogged = ConcurrentHashMap.newKeySet();
+    private final Membership membership;
+    /** {@link #membership}'s members and members not connected yet (read-only views). */
+    private final Map<String, NodeInfo> members;
+    private final Map<String, Long> pendingSince;
+    private final Dialer dialer;
+    private final PieceExchange exchange;
+    private final ChokeDriver chokeDriver;
+    private final Linger linger;
+    private final MessageDispatch dispatch;
     private boolean begun;
     private boolean complete;
     private long bytesFromPeers;
     private long orphanSince = -1;
     private int orphanRounds;
     private ScheduledFuture<?> housekeeping;
-    private ScheduledFuture<?> chokeTimer;
-    private ScheduledFuture<?> lingerTimer;
 
-    /** What this node knows of one connected peer. */
-    private static final class Peer {
-        final String id;
-        final PeerHandler handler;
-        boolean peerChoking = true;
-        boolean amInterested;
-        boolean peerInterested;
-        boolean done;
-        /** Last {@code WORKS_LEFT}, or -1 before the first. */
-        int worksLeft = -1;
-        /** Pieces requested from this peer and not answered: a {@code PIECE} for any other is dropped unread. */
-        final java.util.BitSet asked = new java.util.BitSet();
-        /** When each piece in {@link #asked} was requested (ticker nanos): unanswered too long, it goes elsewhere. */
-        final Map<Integer, Long> askedAt = new HashMap<>();
-        /** What the peer can have: its bitfield and HAVEs (all, after a checked DONE). */
-        final Bitfield has;
-        boolean bitfieldReceived;
-        /** Ids of our {@code GIVE_WORK_REQUEST}s to this peer without an answer (late answers are still welcome). */
-        final Set<Integer> giveWorkSent = new HashSet<>();
-        int requestTimeouts;
-
-        Peer(String id, PeerHandler handler, int pieceCount) {
-            this.id = id;
-            this.handler = handler;
-            this.has = new Bitfield(pieceCount);
-        }
-    }
 
     NodeRun(PeerCluster cluster, ClusterTask task) {
         this.cluster = cluster;
@@ -203,6 +183,10 @@ final class NodeRun implements ClusterRun, GroupRouter.Target {
         Vouches vouches = new Vouches(pieceCount);
         store.keepDigests();
         this.group = GroupId.of(task.object().bucket(), task.object().key(), task.object().eTag(), config.groupName());
+        this.registry = new RegistrySession(cluster.timer());
+        this.membership = new Membership(config.ticker(), CONNECT_GRACE_NANOS);
+        this.members = membership.members();
+        this.pendingSince = membership.pending();
         this.banned = new BanList(BAN_THRESHOLD, () -> self, this::sentence);
         this.disputes = new Disputes(() -> self, group.toString(), store, vouches, this::expected, banned,
                 pieces -> SourceCheck.fetch(task, pieces), this::execute, cluster.disk(), disputesRun());
@@ -262,6 +246,37 @@ final class NodeRun implements ClusterRun, GroupRouter.Target {
                 task.listener().retrying(run, attempt, delayMillis, cause);
             }
         };
+        this.exchange = new PieceExchange(peers, requests, ticker, config.limits().requestTimeout(),
+                () -> !closing && !complete && phase2Allowed(), () -> !complete, piece -> expected(piece) != null,
+                this::misbehaved, () -> self);
+        this.chokeDriver = new ChokeDriver(choke, peers, loop, config.unchokeSlots());
+        this.linger = new Linger(peers, loop, config.linger(), membership::anyPending, this::finish);
+        this.channels = new PeerChannels(loop, cluster.tls(), () -> pipeline, p -> LinkEmulation.apply(self, p));
+        this.server = new PieceServer(store, serving, choke, banned::contains, quarantine, exchangedWith,
+                config.maxRequestsPerPeer(), () -> closing);
+        this.dialer = new Dialer(() -> self, membership, peers, banned::contains, loop,
+                (node, failed) -> channels.dial(node, new PeerHandler(this, node, config.limits().serveBytesPerSecond()))
+                        .addListener((ChannelFutureListener) f -> {
+                            if (!f.isSuccess()) {
+                                execute(failed);
+                            }
+                        }),
+                () -> closing, () -> complete && linger.allPeersDone());
+        this.dispatch = new MessageDispatch()
+                .on(MessageType.PIECE, Piece.class, this::pieceArrived)
+                .on(MessageType.BITFIELD, BitfieldMessage.class, exchange::bitfield)
+                .on(MessageType.HAVE, Have.class, exchange::have)
+                .on(MessageType.CHOKE, Choke.class, (p, m) -> exchange.choked(p))
+                .on(MessageType.UNCHOKE, Unchoke.class, (p, m) -> exchange.unchoked(p))
+                .on(MessageType.REJECT, Reject.class, exchange::rejected)
+                .on(MessageType.INTERESTED, Interested.class, (p, m) -> chokeDriver.interested(p, true))
+                .on(MessageType.NOT_INTERESTED, NotInterested.class, (p, m) -> chokeDriver.interested(p, false))
+                .on(MessageType.DONE, Done.class, (p, m) -> peerDone(p))
+                .on(MessageType.WORKS_LEFT, WorksLeft.class, this::worksLeft)
+                .on(MessageType.GIVE_WORK_REQUEST, GiveWorkRequest.class, this::giveWorkRequested)
+                .on(MessageType.GIVE_WORK_RESPONSE, GiveWorkResponse.class, this::giveWorkAnswered)
+                .on(MessageType.DIGESTS, Digests.class, this::digestsReceived)
+                .on(MessageType.GOODBYE, Goodbye.class, this::goodbyeReceived);
         completion.whenComplete((o, e) -> {
             if (e != null) {
                 execute(this::finish);
@@ -318,56 +333,47 @@ final class NodeRun implements ClusterRun, GroupRouter.Target {
     /** On a blocking thread: opens the registry, registers, waits for the expected nodes. */
     private void joinRegistry() {
         RegistryConfig rc = RegistryConfig.builder(group).s3Client(cluster.registryClient()).build();
-        NodeRegistry r = NodeRegistry.open(config.registry(), rc);
-        registry = r;
-        if (closing) {
-            r.close();
+        if (!registry.start(NodeRegistry.open(config.registry(), rc)) || closing) {
+            registry.registry().close();
             return;
         }
-        r.start();
-        PeerPipeline.Builder pb = PeerPipeline.builder();
-        PeerSecurity security = config.security();
-        if (security.insecure()) {
-            pb.insecure();
-        } else if (security.secret() != null) {
-            pb.secret(security.secret());
-        } else {
-            byte[] secret = r.groupSecret().orElseThrow(() -> new BroadcastException("no group secret: the registry "
-                    + config.registry() + " cannot hold one, so configure it (Broadcast.builder().secret(...),"
-                    + " s3broadcast.secret, S3BROADCAST_SECRET or the CLI's --secret-file), or run insecure()"
-                    + " / --insecure on a trusted network"));
-            pb.secret(secret);
-        }
-        Set<String> before = new HashSet<>();
-        r.members().forEach(m -> before.add(m.nodeId()));
-        NodeInfo me = r.register(new NodeInfo(config.nodeId(), advertisedHost(), cluster.port()));
-        self = me.nodeId();
-        before.remove(self);
-        boolean late = config.expectedNodes() > 0 && before.size() >= config.expectedNodes()
-                && !(r instanceof io.s3broadcast.registry.StaticRegistry);
-        pipeline = pb
-                .group(group.hash())
-                .nodeId(self)
-                .listenPort(cluster.port())
-                .layout(layout)
-                .handshakeTimeout(config.limits().handshakeTimeout())
-                .build();
+        byte[] secret = secret(registry.registry());
+        RegistrySession.Registered me = registry.register(new NodeInfo(config.nodeId(), advertisedHost(), cluster.port()),
+                config.expectedNodes());
+        self = me.self().nodeId();
+        pipeline = PeerChannels.pipeline(config.security(), secret, group.hash(), self, cluster.port(), layout,
+                config.limits().handshakeTimeout());
         cluster.router().register(group.hash(), this);
         if (closing) {
             // Stopped while joining: finish() may have run before the registry was set.
             cluster.router().unregister(group.hash(), this);
-            r.close();
+            registry.registry().close();
             return;
         }
-        LOG.debug("{} joined {} as {} ({} members before)", self, group, me, before.size());
-        r.awaitMembers(config.expectedNodes(), config.expectTimeout(), cluster.timer())
+        LOG.debug("{} joined {} as {} ({} members before)", self, group, me.self(), me.membersBefore());
+        registry.awaitMembers(config.expectedNodes(), config.expectTimeout())
                 .whenComplete((m, e) -> {
                     if (e != null) {
                         fail(e);
                     } else {
-                        execute(() -> begin(m.members(), late));
+                        execute(() -> begin(m.members(), me.late()));
                     }
                 });
+    }
+
+    /** The group secret: configured, or the registry's; null when insecure. */
+    private byte[] secret(NodeRegistry r) {
+        PeerSecurity security = config.security();
+        if (security.insecure()) {
+            return null;
+        }
+        if (security.secret() != null) {
+            return security.secret();
+        }
+        return r.groupSecret().orElseThrow(() -> new BroadcastException("no group secret: the registry "
+                + config.registry() + " cannot hold one, so configure it (Broadcast.builder().secret(...),"
+                + " s3broadcast.secret, S3BROADCAST_SECRET or the CLI's --secret-file), or run insecure()"
+                + " / --insecure on a trusted network"));
     }
 
     private String advertisedHost() {
@@ -408,7 +414,7 @@ final class NodeRun implements ClusterRun, GroupRouter.Target {
             LOG.info("{} joins {} late: no share, it steals and pulls", self, group);
         }
         try {
-            watch = registry.watch(new MembershipListener() {
+            registry.watch(new MembershipListener() {
                 @Override
                 public void joined(NodeInfo node) {
                     execute(() -> memberJoined(node));
@@ -424,8 +430,7 @@ final class NodeRun implements ClusterRun, GroupRouter.Target {
         }
         housekeeping = loop.scheduleAtFixedRate(this::housekeeping, HOUSEKEEPING_MILLIS, HOUSEKEEPING_MILLIS,
                 TimeUnit.MILLISECONDS);
-        long interval = config.chokeInterval().toNanos();
-        chokeTimer = loop.scheduleAtFixedRate(() -> applyChoking(choke.tick()), interval, interval, TimeUnit.NANOSECONDS);
+        chokeDriver.start();
         phase1.begin(share, sizing, store.bitfield());
         if (store.isComplete()) {
             complete();
@@ -433,74 +438,18 @@ final class NodeRun implements ClusterRun, GroupRouter.Target {
     }
 
     private void memberJoined(NodeInfo node) {
-        if (closing || node.nodeId().equals(self) || members.containsKey(node.nodeId())) {
+        if (closing || node.nodeId().equals(self) || !membership.joined(node, peers.containsKey(node.nodeId()))) {
             return;
         }
-        members.put(node.nodeId(), node);
-        if (!peers.containsKey(node.nodeId())) {
-            pendingSince.put(node.nodeId(), ticker.read());
-        }
-        if (self.compareTo(node.nodeId()) < 0) {
-            dial(node);
-        }
+        dialer.memberJoined(node);
     }
 
     private void memberLeft(NodeInfo node) {
-        members.remove(node.nodeId());
-        pendingSince.remove(node.nodeId());
+        membership.left(node);
         checkLingerEnd();
     }
 
     // ---------------------------------------------------------------- connections
-
-    /** Dials {@code node}: the node with the smaller id dials, so each pair has one connection. */
-    private void dial(NodeInfo node) {
-        String id = node.nodeId();
-        if (closing || banned.contains(id) || peers.containsKey(id) || dialing.contains(id) || !members.containsKey(id)) {
-            return;
-        }
-        dialing.add(id);
-        PeerHandler handler = new PeerHandler(this, node, config.limits().serveBytesPerSecond());
-        new Bootstrap()
-                .group(loop)
-                .channel(NioSocketChannel.class)
-                .option(ChannelOption.CONNECT_TIMEOUT_MILLIS, 5_000)
-                .handler(new ChannelInitializer<Channel>() {
-                    @Override
-                    protected void initChannel(Channel ch) {
-                        channels.add(ch);
-                        ch.closeFuture().addListener(f -> channels.remove(ch));
-                        if (cluster.tls() != null) {
-                            ch.pipeline().addLast(PeerPipeline.TLS, cluster.tls().newHandler(ch, PeerPipeline.Side.DIALER));
-                        }
-                        pipeline.configure(ch.pipeline(), PeerPipeline.Side.DIALER);
-                        ch.pipeline().addLast(PeerHandler.IDLE, PeerHandler.idleHandler());
-                        ch.pipeline().addLast(PeerPipeline.EXCHANGE, handler);
-                        LinkEmulation.apply(self, ch.pipeline());
-                    }
-                })
-                .connect(node.host(), node.port())
-                .addListener((ChannelFutureListener) f -> {
-                    if (!f.isSuccess()) {
-                        execute(() -> redial(node));
-                    }
-                });
-    }
-
-    private void redial(NodeInfo node) {
-        dialing.remove(node.nodeId());
-        if (closing || complete && allPeersDone() || banned.contains(node.nodeId()) || peers.containsKey(node.nodeId())) {
-            return;
-        }
-        int attempt = dialAttempts.merge(node.nodeId(), 1, Integer::sum);
-        long delay = Math.min(MAX_REDIAL_MILLIS, 50L << Math.min(attempt, 10));
-        loop.schedule(() -> {
-            NodeInfo current = members.get(node.nodeId());
-            if (current != null) {
-                dial(current);
-            }
-        }, delay, TimeUnit.MILLISECONDS);
-    }
 
     /** Called by the router on the channel's loop: installs this run's handlers on an inbound channel. */
     @Override
@@ -508,12 +457,7 @@ final class NodeRun implements ClusterRun, GroupRouter.Target {
         if (closing) {
             return false;
         }
-        channels.add(ch);
-        ch.closeFuture().addListener(f -> channels.remove(ch));
-        pipeline.configure(ch.pipeline(), PeerPipeline.Side.ACCEPTOR);
-        ch.pipeline().addLast(PeerHandler.IDLE, PeerHandler.idleHandler());
-        ch.pipeline().addLast(PeerPipeline.EXCHANGE, new PeerHandler(this, null, config.limits().serveBytesPerSecond()));
-        LinkEmulation.apply(self, ch.pipeline());
+        channels.adopt(ch, new PeerHandler(this, null, config.limits().serveBytesPerSecond()));
         return true;
     }
 
@@ -525,9 +469,7 @@ final class NodeRun implements ClusterRun, GroupRouter.Target {
     /** The handshake with {@code h}'s peer was accepted. */
     void connected(PeerHandler h) {
         String id = h.peerId;
-        if (h.dialed != null) {
-            dialing.remove(h.dialed.nodeId());
-        }
+        dialer.handshaken(h.dialed);
         if (closing) {
             h.ctx.close();
             return;
@@ -549,8 +491,12 @@ final class NodeRun implements ClusterRun, GroupRouter.Target {
         Peer p = new Peer(id, h, pieceCount);
         peers.put(id, p);
         task.listener().peerConnected(id);
-        pendingSince.remove(id);
-        dialAttempts.remove(id);
+        if (!membership.isMember(id)) {
+            // A peer the registry has not shown yet: a member that just joined. Look now, not at the next poll.
+            registry.refresh();
+        }
+        membership.connected(id);
+        dialer.connected(id);
         choke.peerConnected(id);
         Bitfield have = store.bitfield();
         if (begun) {
@@ -577,9 +523,7 @@ final class NodeRun implements ClusterRun, GroupRouter.Target {
     void disconnected(PeerHandler h) {
         String id = h.peerId;
         if (id == null || peers.get(id) == null || peers.get(id).handler != h) {
-            if (h.dialed != null && dialing.contains(h.dialed.nodeId())) {
-                redial(h.dialed);
-            }
+            dialer.connectionClosed(h.dialed);
             return;
         }
         Peer p = peers.remove(id);
@@ -598,14 +542,11 @@ final class NodeRun implements ClusterRun, GroupRouter.Target {
         pumpPhase1();
         rechokeIfSlotsFree();
         checkLingerEnd();
-        if (members.containsKey(id) && self.compareTo(id) < 0 && !p.done) {
-            dialing.add(id);
-            redial(members.get(id));
-        }
+        dialer.peerLost(id, p.done);
     }
 
-    private void goodbye(PeerHandler h, Goodbye.Reason reason, String detail) {
-        h.ctx.writeAndFlush(new Goodbye(reason, detail)).addListener(ChannelFutureListener.CLOSE);
+    private void goodbye(PeerLink h, Goodbye.Reason reason, String detail) {
+        h.goodbye(reason, detail);
     }
 
     // ---------------------------------------------------------------- messages
@@ -617,94 +558,63 @@ final class NodeRun implements ClusterRun, GroupRouter.Target {
             ReferenceCountUtil.release(msg);
             return;
         }
-        if (!p.bitfieldReceived && !(msg instanceof BitfieldMessage) && !(msg instanceof Goodbye)) {
+        if (!p.bitfieldReceived && msg.type() != MessageType.BITFIELD && msg.type() != MessageType.GOODBYE) {
             misbehaved(p, "sent " + msg.type() + " before its BITFIELD");
             ReferenceCountUtil.release(msg);
             return;
         }
-        if (msg instanceof Piece piece) {
-            pieceArrived(p, piece);
-        } else if (msg instanceof BitfieldMessage b) {
-            if (p.bitfieldReceived) {
-                misbehaved(p, "sent a second BITFIELD");
-                return;
-            }
-            p.bitfieldReceived = true;
-            Bitfield bits = b.toBitfield();
-            for (int i = bits.nextSet(0); i >= 0; i = bits.nextSet(i + 1)) {
-                p.has.set(i);
-            }
-            requests.peerBitfield(p.id, bits);
-            updateInterest(p);
-            pump(p);
-        } else if (msg instanceof Have have) {
-            // A HAVE of a piece the peer already announced changes nothing (idempotent); out of range never decodes.
-            p.has.set(have.piece());
-            requests.peerHave(p.id, have.piece());
-            if (!p.amInterested && !requests.hasPiece(have.piece())) {
-                updateInterest(p);
-            }
-            pump(p);
-        } else if (msg instanceof Interested) {
-            p.peerInterested = true;
-            choke.interested(p.id, true);
-            rechokeIfSlotsFree();
-        } else if (msg instanceof NotInterested) {
-            p.peerInterested = false;
-            choke.interested(p.id, false);
-            rechokeIfSlotsFree();
-        } else if (msg instanceof Choke) {
-            p.peerChoking = true;
-        } else if (msg instanceof Unchoke) {
-            p.peerChoking = false;
-            pump(p);
-        } else if (msg instanceof Reject r) {
-            unask(p, r.piece());
-            if (requests.requestFailed(p.id, r.piece())) {
-                pumpAllExcept(p.id);
-            }
-        } else if (msg instanceof Done) {
-            if (p.has.cardinality() != pieceCount) {
-                misbehaved(p, "sent DONE holding " + p.has.cardinality() + " of " + pieceCount + " pieces");
-                return;
-            }
-            p.done = true;
-            p.worksLeft = 0;
-            requests.peerBitfield(p.id, Bitfield.full(pieceCount));
-            updateInterest(p);
-            pump(p);
-            checkPhase2Start();
-            checkLingerEnd();
-        } else if (msg instanceof WorksLeft w) {
-            int missing = pieceCount - p.has.cardinality();
-            if (w.works() > missing) {
-                // Every work not completely stored lacks at least one piece.
-                misbehaved(p, "claims " + w.works() + " works left while it lacks only " + missing + " pieces");
-                return;
-            }
-            p.worksLeft = w.works();
-            if (w.works() > 0) {
-                orphanRounds = 0;
-            }
-            phase1.worksLeft(p.id, w.works());
-        } else if (msg instanceof GiveWorkRequest g) {
-            phase1.giveWorkRequested(p.id, g.requestId(), GiveWorkResponse.maxWorks(p.handler.peerMaxFrameLength));
-        } else if (msg instanceof GiveWorkResponse g) {
-            if (!phase1.giveWorkAnswered(p.id, g.requestId(), g.works(), store::hasPiece)) {
-                misbehaved(p, "sent GIVE_WORK_RESPONSE " + g.requestId() + " that this node did not ask for");
-                return;
-            }
-        } else if (msg instanceof Digests d) {
-            if (digests.received(p.id, d)) {
-                pumpAll();
-            }
-        } else if (msg instanceof Goodbye g) {
-            LOG.debug("{}: {} says goodbye: {} {}", self, p.id, g.reason(), g.detail());
-            if (g.reason() == Goodbye.Reason.PROTOCOL_ERROR || g.reason() == Goodbye.Reason.BAD_PIECE) {
-                banned.add(p.id); // it banned us (or we broke the protocol): neither side wants this connection again
-            }
-        } else {
+        if (!dispatch.dispatch(p, msg)) {
             ReferenceCountUtil.release(msg);
+        }
+    }
+
+    /** {@code p} says it holds every piece: checked against what it announced. */
+    private void peerDone(Peer p) {
+        if (p.has.cardinality() != pieceCount) {
+            misbehaved(p, "sent DONE holding " + p.has.cardinality() + " of " + pieceCount + " pieces");
+            return;
+        }
+        p.done = true;
+        p.worksLeft = 0;
+        exchange.holdsAll(p, pieceCount);
+        checkPhase2Start();
+        checkLingerEnd();
+    }
+
+    private void worksLeft(Peer p, WorksLeft w) {
+        int missing = pieceCount - p.has.cardinality();
+        if (w.works() > missing) {
+            // Every work not completely stored lacks at least one piece.
+            misbehaved(p, "claims " + w.works() + " works left while it lacks only " + missing + " pieces");
+            return;
+        }
+        p.worksLeft = w.works();
+        if (w.works() > 0) {
+            orphanRounds = 0;
+        }
+        phase1.worksLeft(p.id, w.works());
+    }
+
+    private void giveWorkRequested(Peer p, GiveWorkRequest g) {
+        phase1.giveWorkRequested(p.id, g.requestId(), GiveWorkResponse.maxWorks(p.handler.peerMaxFrameLength));
+    }
+
+    private void giveWorkAnswered(Peer p, GiveWorkResponse g) {
+        if (!phase1.giveWorkAnswered(p.id, g.requestId(), g.works(), store::hasPiece)) {
+            misbehaved(p, "sent GIVE_WORK_RESPONSE " + g.requestId() + " that this node did not ask for");
+        }
+    }
+
+    private void digestsReceived(Peer p, Digests d) {
+        if (digests.received(p.id, d)) {
+            pumpAll();
+        }
+    }
+
+    private void goodbyeReceived(Peer p, Goodbye g) {
+        LOG.debug("{}: {} says goodbye: {} {}", self, p.id, g.reason(), g.detail());
+        if (g.reason() == Goodbye.Reason.PROTOCOL_ERROR || g.reason() == Goodbye.Reason.BAD_PIECE) {
+            banned.add(p.id); // it banned us (or we broke the protocol): neither side wants this connection again
         }
     }
 
@@ -784,62 +694,15 @@ final class NodeRun implements ClusterRun, GroupRouter.Target {
     // ---------------------------------------------------------------- phase 2
 
     private void pump(Peer p) {
-        if (closing || complete || p.peerChoking || !phase2Allowed()) {
-            return;
-        }
-        int[] next = vouchedOnly(p.id, requests.nextRequests(p.id));
-        if (next.length == 0) {
-            return;
-        }
-        if (!p.amInterested) {
-            p.amInterested = true;
-            p.handler.write(Interested.INSTANCE);
-        }
-        long now = ticker.read();
-        for (int piece : next) {
-            p.asked.set(piece);
-            p.askedAt.put(piece, now);
-            p.handler.write(new Request(piece));
-        }
-        p.handler.flush();
-    }
-
-    /**
-     * Drops from {@code picked} the pieces nobody vouched for (endgame duplicates can pick them): such a piece
-     * could not be checked on arrival, so it is not asked for.
-     */
-    private int[] vouchedOnly(String peer, int[] picked) {
-        int kept = 0;
-        for (int piece : picked) {
-            if (expected(piece) != null) {
-                picked[kept++] = piece;
-            } else {
-                requests.requestFailed(peer, piece);
-            }
-        }
-        return kept == picked.length ? picked : Arrays.copyOf(picked, kept);
+        exchange.pump(p);
     }
 
     private void pumpAll() {
-        for (Peer p : peers.values()) {
-            pump(p);
-        }
-    }
-
-    private void pumpAllExcept(String id) {
-        for (Peer p : peers.values()) {
-            if (!p.id.equals(id)) {
-                pump(p);
-            }
-        }
+        exchange.pumpAll();
     }
 
     private void updateInterest(Peer p) {
-        boolean want = !complete && requests.isInteresting(p.id);
-        if (want != p.amInterested) {
-            p.amInterested = want;
-            p.handler.send(want ? Interested.INSTANCE : NotInterested.INSTANCE);
-        }
+        exchange.updateInterest(p);
     }
 
     /** A piece arrived from {@code p}: dropped unless asked for, else checked and stored ({@link PieceReceiver}). */
@@ -927,7 +790,7 @@ final class NodeRun implements ClusterRun, GroupRouter.Target {
 
     /** {@code id} was banned ({@link BanList}): the hook is told, and so is the peer if connected. */
     private void sentence(String id, Goodbye.Reason reason, String why) {
-        FaultHooks.banned(self, id);
+        cluster.bans().banned(self, id);
         Peer p = peers.get(id);
         if (p != null) {
             goodbye(p.handler, reason, why);
@@ -1007,80 +870,11 @@ final class NodeRun implements ClusterRun, GroupRouter.Target {
 
     /** Serves a request on the connection's own loop: zero-copy from the store, or a {@code REJECT}. */
     void serve(PeerHandler h, int piece) {
-        String id = h.peerId;
-        if (closing || id == null || banned.contains(id) || choke.isChoking(id) || store.isClosed() || !store.hasPiece(piece)
-                || quarantine.contains(piece)) {
-            h.ctx.writeAndFlush(new Reject(piece), h.ctx.voidPromise());
-            return;
-        }
-        int length = layout.length(piece);
-        if (h.serving >= config.maxRequestsPerPeer() || !h.serveRate(length)) {
-            // More outstanding than a well-behaved peer keeps, or over the per-peer serve rate: asked elsewhere.
-            h.ctx.writeAndFlush(new Reject(piece), h.ctx.voidPromise());
-            return;
-        }
-        h.serving++;
-        ChannelFuture f = FaultHooks.corrupts(self) ? FaultHooks.writeCorrupted(h.ctx, store, piece)
-                : serving.write(h.ctx, store, piece);
-        if (f.isDone() && !f.isSuccess()) {
-            h.serving--;
-            h.ctx.writeAndFlush(new Reject(piece), h.ctx.voidPromise());
-            return;
-        }
-        h.ctx.flush();
-        f.addListener(done -> {
-            h.serving--;
-            if (done.isSuccess()) {
-                choke.uploaded(id, length);
-                exchangedWith.add(id);
-            }
-        });
+        server.serve(h, piece);
     }
 
-    // ---------------------------------------------------------------- choking
-
-    private void applyChoking(ChokeScheduler.Decisions d) {
-        if (closing) {
-            return;
-        }
-        for (String id : d.unchoke()) {
-            Peer p = peers.get(id);
-            if (p != null) {
-                p.handler.send(Unchoke.INSTANCE);
-            }
-        }
-        for (String id : d.choke()) {
-            Peer p = peers.get(id);
-            if (p != null) {
-                p.handler.send(Choke.INSTANCE);
-            }
-        }
-    }
-
-    /**
-     * Fills a free unchoke slot at once instead of at the next interval: when fewer interested peers are
-     * unchoked than there are slots (the regular ones and the optimistic one) and an interested peer waits.
-     * A peer that lost interest (it completed, say) frees its slot this way without waiting for the timer.
-     */
     private void rechokeIfSlotsFree() {
-        if (closing) {
-            return;
-        }
-        int served = 0;
-        boolean waiting = false;
-        for (Peer p : peers.values()) {
-            if (!p.peerInterested) {
-                continue;
-            }
-            if (choke.isChoking(p.id)) {
-                waiting = true;
-            } else {
-                served++;
-            }
-        }
-        if (waiting && served < config.unchokeSlots() + 1) {
-            applyChoking(choke.rechoke());
-        }
+        chokeDriver.rechokeIfSlotsFree();
     }
 
     // ---------------------------------------------------------------- orphans, completion, lingering
@@ -1090,59 +884,19 @@ final class NodeRun implements ClusterRun, GroupRouter.Target {
             return;
         }
         long now = ticker.read();
-        pendingSince.values().removeIf(since -> now - since > CONNECT_GRACE_NANOS);
+        membership.expirePending();
         if (complete) {
             checkLingerEnd();
             return;
         }
         checkPhase2Start();
-        expireRequests(now);
+        exchange.expireRequests();
         takeOrphans(now);
     }
 
     /** {@code piece} is no longer outstanding to {@code p}. */
     private static void unask(Peer p, int piece) {
-        p.asked.clear(piece);
-        p.askedAt.remove(piece);
-    }
-
-    /**
-     * Requests unanswered for the request timeout are given up: requested elsewhere first (as after a
-     * {@code REJECT}); a {@code PIECE} that still comes is dropped. Logged once per peer.
-     */
-    private void expireRequests(long now) {
-        long timeout = config.limits().requestTimeout().toNanos();
-        boolean any = false;
-        for (Peer p : peers.values()) {
-            List<Integer> expired = null;
-            for (Map.Entry<Integer, Long> e : p.askedAt.entrySet()) {
-                if (now - e.getValue() >= timeout) {
-                    (expired == null ? expired = new ArrayList<>() : expired).add(e.getKey());
-                }
-            }
-            if (expired == null) {
-                continue;
-            }
-            if (p.requestTimeouts == 0) {
-                LOG.warn("{}: {} did not answer requests for pieces {} within {} ms; they are requested elsewhere"
-                        + " (logged once per peer)", self, p.handler, expired, config.limits().requestTimeout().toMillis());
-            }
-            for (int piece : expired) {
-                p.requestTimeouts++;
-                unask(p, piece);
-                requests.requestFailed(p.id, piece);
-            }
-            any = true;
-            if (p.requestTimeouts >= BAN_THRESHOLD) {
-                // A peer that claims pieces and never sends them would be asked again and again: drop it, so its
-                // pieces count as nobody's and are fetched from S3 if no one else has them.
-                misbehaved(p, "did not answer " + p.requestTimeouts + " piece requests within "
-                        + config.limits().requestTimeout().toMillis() + " ms");
-            }
-        }
-        if (any) {
-            pumpAll();
-        }
+        p.unask(piece);
     }
 
     /**
@@ -1150,24 +904,14 @@ final class NodeRun implements ClusterRun, GroupRouter.Target {
      * back for this broadcast.
      */
     private void misbehaved(Peer p, String what) {
-        LOG.warn("{}: closing the connection to {}: it {}", self, p.handler, what);
+        LOG.warn("{}: closing the connection to {}: it {}", self, p, what);
         banned.add(p.id);
-        goodbye(p.handler, Goodbye.Reason.MISBEHAVIOUR, what);
+        p.link.goodbye(Goodbye.Reason.MISBEHAVIOUR, what);
     }
 
     /** The handshake of {@code h}'s connection failed; a failed proof of the secret is logged once per host. */
     void handshakeFailed(PeerHandler h, io.s3broadcast.p2p.protocol.HandshakeException e) {
-        if (e.reason() == Goodbye.Reason.AUTH_FAILED) {
-            java.net.SocketAddress remote = h.ctx.channel().remoteAddress();
-            String host = remote instanceof java.net.InetSocketAddress a && a.getAddress() != null
-                    ? a.getAddress().getHostAddress() : String.valueOf(remote);
-            if (authFailuresLogged.size() < 1024 && authFailuresLogged.add(host)) {
-                LOG.warn("{}: {}; it gets nothing (further failures from {} are logged at debug)", self, e.getMessage(),
-                        host);
-                return;
-            }
-        }
-        LOG.debug("{}: {}", self, e.getMessage());
+        channels.handshakeFailed(self, h, e);
     }
 
     /**
@@ -1226,32 +970,17 @@ final class NodeRun implements ClusterRun, GroupRouter.Target {
         long now = ticker.read();
         long phase1EndNanos = phase1.phase1End(now);
         choke.seeding(true);
-        for (Peer p : peers.values()) {
-            p.amInterested = false;
-            p.handler.write(NotInterested.INSTANCE);
-            p.handler.write(Done.INSTANCE);
-            p.handler.flush();
-        }
+        linger.completed();
         Outcome outcome = new Outcome(bytesFromPeers, Duration.ofNanos(phase1EndNanos - startNanos),
                 Duration.ofNanos(now - phase1EndNanos), phase1.piecesStolen(), exchangedWith.size());
         LOG.debug("{}: complete {}", self, outcome);
         completion.complete(outcome);
-        lingerTimer = loop.schedule(this::finish, config.linger().toNanos(), TimeUnit.NANOSECONDS);
         checkLingerEnd();
     }
 
-    private boolean allPeersDone() {
-        for (Peer p : peers.values()) {
-            if (!p.done) {
-                return false;
-            }
-        }
-        return true;
-    }
-
     private void checkLingerEnd() {
-        if (complete && !closing && allPeersDone() && pendingSince.isEmpty()) {
-            finish();
+        if (!closing) {
+            linger.check();
         }
     }
 
@@ -1267,28 +996,15 @@ final class NodeRun implements ClusterRun, GroupRouter.Target {
         if (!completion.isDone()) {
             completion.completeExceptionally(new CancellationException("the cluster run was stopped"));
         }
-        for (ScheduledFuture<?> t : new ScheduledFuture<?>[] {housekeeping, chokeTimer, lingerTimer}) {
-            if (t != null) {
-                t.cancel(false);
-            }
+        if (housekeeping != null) {
+            housekeeping.cancel(false);
         }
+        chokeDriver.stop();
+        linger.cancel();
         phase1.close();
         cluster.router().unregister(group.hash(), this);
-        List<CompletableFuture<Void>> closed = new ArrayList<>();
-        for (Channel ch : List.copyOf(channels)) {
-            CompletableFuture<Void> c = new CompletableFuture<>();
-            ch.closeFuture().addListener(f -> c.complete(null));
-            closed.add(c);
-            if (ch.isActive()) {
-                ch.writeAndFlush(new Goodbye(Goodbye.Reason.NORMAL, complete ? "done" : "stopped"))
-                        .addListener(ChannelFutureListener.CLOSE);
-                ch.eventLoop().schedule(() -> ch.close(), 1, TimeUnit.SECONDS);
-            } else {
-                ch.close();
-            }
-        }
+        CompletableFuture<Void> channelsClosed = channels.closeAll(complete ? "done" : "stopped");
         peers.clear();
-        CompletableFuture<Void> channelsClosed = CompletableFuture.allOf(closed.toArray(CompletableFuture[]::new));
         channelsClosed.whenComplete((v, e) -> {
             try {
                 cluster.blocking().execute(this::leaveRegistry);
@@ -1300,14 +1016,7 @@ final class NodeRun implements ClusterRun, GroupRouter.Target {
 
     private void leaveRegistry() {
         try {
-            NodeRegistry.Watch w = watch;
-            if (w != null) {
-                w.close();
-            }
-            NodeRegistry r = registry;
-            if (r != null) {
-                r.close();
-            }
+            registry.close();
         } catch (RuntimeException e) {
             LOG.warn("{}: leaving the registry for {} failed: {}", self, group, e.toString());
         } finally {

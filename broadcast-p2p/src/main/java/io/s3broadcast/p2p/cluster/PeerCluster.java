@@ -50,12 +50,14 @@ final class PeerCluster implements ClusterStrategy {
     private final Set<NodeRun> runs = ConcurrentHashMap.newKeySet();
     private final Channel server;
     private final PieceServing serving;
+    private final BanListener bans;
     private volatile boolean closed;
 
-    private PeerCluster(ClusterConfig config, S3AsyncClient registryClient, PieceServing serving) {
+    private PeerCluster(ClusterConfig config, S3AsyncClient registryClient, PieceServing serving, BanListener bans) {
         this.config = config;
         this.registryClient = registryClient;
         this.serving = serving;
+        this.bans = bans;
         this.loops = new NioEventLoopGroup(EVENT_LOOP_THREADS, threads("s3broadcast-peer"));
         this.blocking = Executors.newCachedThreadPool(threads("s3broadcast-registry"));
         this.disk = Executors.newFixedThreadPool(2, threads("s3broadcast-piece-write"));
@@ -88,16 +90,23 @@ final class PeerCluster implements ClusterStrategy {
     }
 
     static PeerCluster start(ClusterConfig config, S3AsyncClient registryClient) {
-        return new PeerCluster(config, registryClient, PieceServing.HONEST);
+        return new PeerCluster(config, registryClient, PieceServing.HONEST, BanListener.NONE);
     }
 
-    /** A cluster whose nodes put pieces on the wire through {@code serving} (tests: a lying member). */
-    static PeerCluster start(ClusterConfig config, S3AsyncClient registryClient, PieceServing serving) {
-        return new PeerCluster(config, registryClient, serving);
+    /**
+     * A cluster whose nodes put pieces on the wire through {@code serving} (tests: a lying member) and report
+     * their bans to {@code bans}.
+     */
+    static PeerCluster start(ClusterConfig config, S3AsyncClient registryClient, PieceServing serving, BanListener bans) {
+        return new PeerCluster(config, registryClient, serving, bans);
     }
 
     PieceServing serving() {
         return serving;
+    }
+
+    BanListener bans() {
+        return bans;
     }
 
     @Override

@@ -1,5 +1,6 @@
 package io.s3broadcast.p2p.cluster;
 
+import io.netty.channel.ChannelFutureListener;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInboundHandlerAdapter;
 import io.netty.handler.timeout.IdleState;
@@ -8,6 +9,7 @@ import io.netty.handler.timeout.IdleStateHandler;
 import io.netty.util.ReferenceCountUtil;
 import io.s3broadcast.p2p.protocol.Cancel;
 import com.google.common.util.concurrent.RateLimiter;
+import io.s3broadcast.p2p.protocol.Goodbye;
 import io.s3broadcast.p2p.protocol.HandshakeCompleted;
 import io.s3broadcast.p2p.protocol.HandshakeException;
 import io.s3broadcast.p2p.protocol.KeepAlive;
@@ -23,7 +25,7 @@ import org.slf4j.LoggerFactory;
  * the run, which decides on its own event loop. It keeps only what it needs to route: the peer's node id,
  * set once the handshake is accepted.
  */
-final class PeerHandler extends ChannelInboundHandlerAdapter {
+final class PeerHandler extends ChannelInboundHandlerAdapter implements PeerLink {
 
     private static final Logger LOG = LoggerFactory.getLogger(PeerHandler.class);
 
@@ -132,18 +134,24 @@ final class PeerHandler extends ChannelInboundHandlerAdapter {
         ctx.close();
     }
 
-    /** Writes and flushes {@code message}; from any thread. */
-    void send(PeerMessage message) {
+    @Override
+    public void send(PeerMessage message) {
         ctx.writeAndFlush(message, ctx.voidPromise());
     }
 
-    /** Writes without flushing; from any thread. */
-    void write(PeerMessage message) {
+    @Override
+    public void write(PeerMessage message) {
         ctx.write(message, ctx.voidPromise());
     }
 
-    void flush() {
+    @Override
+    public void flush() {
         ctx.flush();
+    }
+
+    @Override
+    public void goodbye(Goodbye.Reason reason, String detail) {
+        ctx.writeAndFlush(new Goodbye(reason, detail)).addListener(ChannelFutureListener.CLOSE);
     }
 
     @Override

@@ -321,7 +321,7 @@ final class MessageDecoder extends MessageToMessageDecoder<ByteBuf> {
         return new GiveWorkResponse(requestId, works);
     }
 
-    private static String utf8(ByteBuf body, int length, String what) {
+    static String utf8(ByteBuf body, int length, String what) {
         try {
             String s = StandardCharsets.UTF_8.newDecoder()
                     .onMalformedInput(CodingErrorAction.REPORT)

@@ -14,6 +14,7 @@ import io.s3broadcast.testkit.RealS3;
 import io.s3broadcast.testkit.S3Fixture;
 import io.s3broadcast.testkit.StoredObject;
 import java.nio.file.Path;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Set;
 import java.util.concurrent.CancellationException;
@@ -21,8 +22,8 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicReferenceArray;
+import java.util.stream.Collectors;
 import org.apache.curator.test.TestingServer;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -33,25 +34,31 @@ class ClusterFaultsIT {
     @TempDir
     Path dir;
 
-    @AfterEach
-    void resetHooks() {
-        FaultHooks.CORRUPT_SENDERS.clear();
-        FaultHooks.onBan = (node, peer) -> { };
-    }
-
     @Test
     void aPeerSendingCorruptPiecesIsBannedAndNoFileHasAWrongByte(S3Fixture s3) throws Exception {
         StoredObject object = s3.putRandom(s3.key("object.bin"), (2L << 20) + 999, 21);
         Set<String> bans = ConcurrentHashMap.newKeySet();
-        FaultHooks.onBan = (node, peer) -> bans.add(node + " banned " + peer);
-        try (Swarm swarm = Swarm.of(s3, dir, Strategy.NON_STEAL, 3)) {
-            String liar = "127.0.0.1:" + swarm.ports.get(2);
-            FaultHooks.CORRUPT_SENDERS.add(liar);
-            swarm.start(object);
-            List<CompletedFetch> results = swarm.awaitAll(object, List.of());
-            assertEquals(Set.of("127.0.0.1:" + swarm.ports.get(0) + " banned " + liar,
-                    "127.0.0.1:" + swarm.ports.get(1) + " banned " + liar), bans);
-            assertEquals(3, results.size());
+        List<Integer> ports = EngineNode.freePorts(3);
+        String registry = "static:" + ports.stream().map(p -> "127.0.0.1:" + p).collect(Collectors.joining(","));
+        String liar = "127.0.0.1:" + ports.get(2);
+        List<EngineNode> nodes = new ArrayList<>();
+        try {
+            for (int i = 0; i < 3; i++) {
+                // The third node's pieces carry a flipped byte under the true CRC32C, as a faulty NIC would send them.
+                nodes.add(EngineNode.start(s3, dir.resolve("node-" + i), registry, "node-" + i, ports.get(i), 3,
+                        Strategy.NON_STEAL, object, i == 2 ? LyingServing.corruptingInTransit() : PieceServing.HONEST,
+                        (node, peer) -> bans.add(node + " banned " + peer)));
+            }
+            for (int i = 0; i < 2; i++) {
+                nodes.get(i).run.completion().get(120, TimeUnit.SECONDS);
+                assertEquals(object.sha256(), Swarm.sha256(nodes.get(i).store.tempFile()), "SHA-256 on node " + i);
+            }
+            assertEquals(Set.of("127.0.0.1:" + ports.get(0) + " banned " + liar,
+                    "127.0.0.1:" + ports.get(1) + " banned " + liar), bans);
+        } finally {
+            for (EngineNode n : nodes) {
+                n.close();
+            }
         }
     }
 

@@ -2,32 +2,13 @@ package io.s3broadcast.p2p.cluster;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import com.google.common.base.Ticker;
 import io.s3broadcast.CompletedFetch;
 import io.s3broadcast.Strategy;
-import io.s3broadcast.spi.ClusterConfig;
-import io.s3broadcast.spi.ClusterRun;
-import io.s3broadcast.spi.ClusterTask;
-import io.s3broadcast.spi.ObjectInfo;
-import io.s3broadcast.spi.ObjectSource;
-import io.s3broadcast.spi.ObjectSourceProvider;
-import io.s3broadcast.spi.PeerLimits;
-import io.s3broadcast.spi.PeerSecurity;
-import io.s3broadcast.spi.PieceLayout;
-import io.s3broadcast.spi.PieceStore;
-import io.s3broadcast.spi.SourceConfig;
-import io.s3broadcast.spi.SourceListener;
 import io.s3broadcast.testkit.RealS3;
 import io.s3broadcast.testkit.S3Fixture;
 import io.s3broadcast.testkit.StoredObject;
-import java.net.InetSocketAddress;
-import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
 import java.nio.file.Path;
-import java.time.Duration;
 import java.util.List;
-import java.util.ServiceLoader;
-import java.util.concurrent.TimeUnit;
 import java.util.stream.Collectors;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -61,7 +42,7 @@ class ClusterIntegrityIT {
         // One junk piece among the dozen it vouches for: the sample that looks for the guilty peer first
         // usually misses it, and the node falls back to reading every piece taken from peers again.
         StoredObject object = s3.putRandom(s3.key("one-bad.bin"), (3L << 20) + 777, 33);
-        assertHonestNodesWinAgainstALyingMember(s3, object, FaultHooks.corruptingOwnPieces(1));
+        assertHonestNodesWinAgainstALyingMember(s3, object, LyingServing.corruptingOwnPieces(1));
     }
 
     @Test
@@ -75,7 +56,7 @@ class ClusterIntegrityIT {
 
     private List<CompletedFetch> assertHonestNodesWinAgainstALyingMember(S3Fixture s3, StoredObject object)
             throws Exception {
-        return assertHonestNodesWinAgainstALyingMember(s3, object, FaultHooks.corruptingOwnPieces());
+        return assertHonestNodesWinAgainstALyingMember(s3, object, LyingServing.corruptingOwnPieces());
     }
 
     private List<CompletedFetch> assertHonestNodesWinAgainstALyingMember(S3Fixture s3, StoredObject object,
@@ -84,7 +65,9 @@ class ClusterIntegrityIT {
             int liarPort = swarm.ports.get(2);
             String liar = "127.0.0.1:" + liarPort;
             String registry = "static:" + swarm.ports.stream().map(p -> "127.0.0.1:" + p).collect(Collectors.joining(","));
-            try (LyingMember member = LyingMember.start(s3, dir.resolve("liar"), registry, liarPort, object, lies)) {
+            try (EngineNode member = EngineNode.start(s3, dir.resolve("liar"), registry, "liar", liarPort, 3, Strategy.OVERLAP, object,
+                    lies,
+                    BanListener.NONE)) {
                 swarm.start(object);
                 List<CompletedFetch> results = swarm.awaitAll(object, List.of());
                 for (CompletedFetch r : results) {
@@ -93,47 +76,6 @@ class ClusterIntegrityIT {
                 }
                 return results;
             }
-        }
-    }
-
-    /** The real engine, with a {@link PieceServing} that corrupts every piece and vouches for the corruption. */
-    private static final class LyingMember implements AutoCloseable {
-        private final PeerCluster cluster;
-        private final ObjectSource source;
-        private final PieceStore store;
-        private final ClusterRun run;
-
-        private LyingMember(PeerCluster cluster, ObjectSource source, PieceStore store, ClusterRun run) {
-            this.cluster = cluster;
-            this.source = source;
-            this.store = store;
-            this.run = run;
-        }
-
-        static LyingMember start(S3Fixture s3, Path dir, String registry, int port, StoredObject object,
-                PieceServing lies) throws Exception {
-            Files.createDirectories(dir);
-            ObjectSource source = ServiceLoader.load(ObjectSourceProvider.class).findFirst().orElseThrow()
-                    .create(new SourceConfig(null, s3.endpoint(), s3.region(), s3.credentialsProvider(), true, "netty", 4,
-                            4L * Swarm.PIECE_SIZE, 3, Duration.ofMillis(100), Duration.ofSeconds(1), Duration.ofSeconds(30),
-                            Duration.ofSeconds(10), Duration.ofSeconds(10)));
-            ObjectInfo info = source.head(object.bucket(), object.key()).get(30, TimeUnit.SECONDS);
-            PieceStore store = PieceStore.create(dir.resolve("object.bin"), new PieceLayout(info.size(), Swarm.PIECE_SIZE));
-            ClusterConfig config = new ClusterConfig(registry, "liar", new InetSocketAddress("127.0.0.1", port), "127.0.0.1",
-                    null, 3, Duration.ofSeconds(30), 4, Duration.ofSeconds(30), Duration.ofSeconds(10), 4, 8,
-                    PeerSecurity.fromRegistry().withSecret(Swarm.SECRET.getBytes(StandardCharsets.UTF_8)),
-                    PeerLimits.defaults(), Ticker.systemTicker());
-            PeerCluster cluster = PeerCluster.start(config, null, lies);
-            ClusterRun run = cluster.start(new ClusterTask(Strategy.OVERLAP, info, store, source, new SourceListener() { }));
-            return new LyingMember(cluster, source, store, run);
-        }
-
-        @Override
-        public void close() throws Exception {
-            run.completion().cancel(true);
-            cluster.close();
-            store.close();
-            source.close();
         }
     }
 }

@@ -55,7 +55,8 @@ import java.security.SecureRandom;
  * write, so each poll reads every entry again: correct, but one GET per member per poll.)
  *
  * <p>Watching is polling: every poll interval the listing is diffed with the last one. Heartbeats and polls
- * run on the configured scheduler; a failed poll keeps the last members and is logged.
+ * run on the configured scheduler; a failed poll keeps the last members and is logged. {@link #pollNow()} polls at
+ * once (a node waiting for its group asks for it).
  */
 public final class S3PrefixRegistry extends AbstractNodeRegistry {
 
@@ -78,6 +79,7 @@ public final class S3PrefixRegistry extends AbstractNodeRegistry {
     /** What the last listings showed, by key. */
     private final Map<String, Seen> seen = new ConcurrentHashMap<>();
     private final AtomicBoolean polling = new AtomicBoolean();
+    private volatile boolean started;
 
     private volatile String ownId; // the id this node registered with; the listing never overrides it
     private volatile byte[] ownBody;
@@ -181,6 +183,15 @@ public final class S3PrefixRegistry extends AbstractNodeRegistry {
         await(poll(), "list " + location());
         long every = pollInterval.toNanos();
         pollTask = scheduler.scheduleWithFixedDelay(this::pollInBackground, every, every, TimeUnit.NANOSECONDS);
+        started = true;
+    }
+
+    /** Polls now, in the background (unless a poll is running already). */
+    @Override
+    public void pollNow() {
+        if (started && !isClosed()) {
+            pollInBackground();
+        }
     }
 
     @Override

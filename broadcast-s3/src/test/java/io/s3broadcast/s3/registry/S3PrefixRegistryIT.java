@@ -112,21 +112,36 @@ class S3PrefixRegistryIT {
         assertThat(keys()).isEmpty();
     }
 
-    @Test
-    void theScheduledPollIsWhatWatchersHear() throws Exception {
-        S3PrefixRegistry a = registered(A);
-        CompletableFuture<NodeInfo> heardB = new CompletableFuture<>();
-        a.watch(new io.s3broadcast.registry.MembershipListener() {
+    /** Completes when {@code registry}'s watchers hear {@code node} join. */
+    private static CompletableFuture<NodeInfo> heardJoin(S3PrefixRegistry registry, NodeInfo node) {
+        CompletableFuture<NodeInfo> heard = new CompletableFuture<>();
+        registry.watch(new io.s3broadcast.registry.MembershipListener() {
             @Override
-            public void joined(NodeInfo node) {
-                if (node.equals(B)) {
-                    heardB.complete(node);
+            public void joined(NodeInfo joined) {
+                if (joined.equals(node)) {
+                    heard.complete(joined);
                 }
             }
         });
+        return heard;
+    }
+
+    @Test
+    void theScheduledPollIsWhatWatchersHear() throws Exception {
+        S3PrefixRegistry a = registered(A);
+        CompletableFuture<NodeInfo> heardB = heardJoin(a, B);
         registered(B);
         assertThat(heardB).isNotDone();
         scheduler.advance(config.pollInterval()); // a's poll (and B's) start; a's reports B when its listing completes
+        assertThat(heardB.get(20, java.util.concurrent.TimeUnit.SECONDS)).isEqualTo(B);
+    }
+
+    @Test
+    void pollNowPollsWithoutWaitingForThePollInterval() throws Exception {
+        S3PrefixRegistry a = registered(A);
+        CompletableFuture<NodeInfo> heardB = heardJoin(a, B);
+        registered(B);
+        a.pollNow(); // no time passes on the scheduler
         assertThat(heardB.get(20, java.util.concurrent.TimeUnit.SECONDS)).isEqualTo(B);
     }
 

@@ -1,0 +1,85 @@
+package io.s3broadcast.p2p.cluster;
+
+import com.google.common.base.Ticker;
+import io.s3broadcast.registry.NodeInfo;
+import java.util.Collections;
+import java.util.HashMap;
+import java.util.Map;
+import java.util.TreeMap;
+
+/**
+ * The group as this node sees it: the members the registry reports (joined, left), and those not connected yet.
+ * A member that has not connected within the connect grace counts as gone for the end-of-run rules (its share
+ * falls to the orphan rule, and a lingering node does not wait for it). On the run's loop only; time is the
+ * injected ticker's.
+ */
+final class Membership {
+
+    private final Ticker ticker;
+    private final long connectGraceNanos;
+    private final Map<String, NodeInfo> members = new TreeMap<>();
+    private final Map<String, Long> pendingSince = new HashMap<>();
+    private final Map<String, NodeInfo> membersView = Collections.unmodifiableMap(members);
+    private final Map<String, Long> pendingView = Collections.unmodifiableMap(pendingSince);
+
+    Membership(Ticker ticker, long connectGraceNanos) {
+        this.ticker = ticker;
+        this.connectGraceNanos = connectGraceNanos;
+    }
+
+    /**
+     * {@code node} is a member; {@code connected} when a connection to it is up already. Returns false, and
+     * changes nothing, when it was known.
+     */
+    boolean joined(NodeInfo node, boolean connected) {
+        if (members.containsKey(node.nodeId())) {
+            return false;
+        }
+        members.put(node.nodeId(), node);
+        if (!connected) {
+            pendingSince.put(node.nodeId(), ticker.read());
+        }
+        return true;
+    }
+
+    /** {@code node} left the registry. */
+    void left(NodeInfo node) {
+        members.remove(node.nodeId());
+        pendingSince.remove(node.nodeId());
+    }
+
+    /** A connection to {@code id} is up: it is no longer waited for. */
+    void connected(String id) {
+        pendingSince.remove(id);
+    }
+
+    /** Members that have not connected within the connect grace are no longer waited for. */
+    void expirePending() {
+        long now = ticker.read();
+        pendingSince.values().removeIf(since -> now - since > connectGraceNanos);
+    }
+
+    /** Whether a member is still expected to connect. */
+    boolean anyPending() {
+        return !pendingSince.isEmpty();
+    }
+
+    boolean isMember(String id) {
+        return members.containsKey(id);
+    }
+
+    /** The member {@code id}, or null. */
+    NodeInfo get(String id) {
+        return members.get(id);
+    }
+
+    /** The members by id (read-only, live). */
+    Map<String, NodeInfo> members() {
+        return membersView;
+    }
+
+    /** Members not connected yet, with when they became members (read-only, live). */
+    Map<String, Long> pending() {
+        return pendingView;
+    }
+}

@@ -1,0 +1,56 @@
+package io.s3broadcast.p2p.cluster;
+
+import io.s3broadcast.spi.Bitfield;
+import java.util.BitSet;
+import java.util.HashMap;
+import java.util.Map;
+
+/** What this node knows of one connected peer. On the run's loop only. */
+final class Peer {
+    final String id;
+    /** The connection, for the components (a fake in unit tests). */
+    final PeerLink link;
+    /** The same connection as a Netty handler, or null when {@link #link} is a test's fake. */
+    final PeerHandler handler;
+    boolean peerChoking = true;
+    boolean amInterested;
+    boolean peerInterested;
+    boolean done;
+    /** Last {@code WORKS_LEFT}, or -1 before the first. */
+    int worksLeft = -1;
+    /** Pieces requested from this peer and not answered: a {@code PIECE} for any other is dropped unread. */
+    final BitSet asked = new BitSet();
+    /** When each piece in {@link #asked} was requested (ticker nanos): unanswered too long, it goes elsewhere. */
+    final Map<Integer, Long> askedAt = new HashMap<>();
+    /** What the peer can have: its bitfield and HAVEs (all, after a checked DONE). */
+    final Bitfield has;
+    boolean bitfieldReceived;
+    int requestTimeouts;
+
+    Peer(String id, PeerHandler handler, int pieceCount) {
+        this(id, handler, handler, pieceCount);
+    }
+
+    /** A peer on a fake link, for unit tests of the components. */
+    Peer(String id, PeerLink link, int pieceCount) {
+        this(id, link, null, pieceCount);
+    }
+
+    private Peer(String id, PeerLink link, PeerHandler handler, int pieceCount) {
+        this.id = id;
+        this.link = link;
+        this.handler = handler;
+        this.has = new Bitfield(pieceCount);
+    }
+
+    /** {@code piece} is no longer outstanding to this peer. */
+    void unask(int piece) {
+        asked.clear(piece);
+        askedAt.remove(piece);
+    }
+
+    @Override
+    public String toString() {
+        return handler != null ? handler.toString() : "peer " + id;
+    }
+}

@@ -1,0 +1,127 @@
+package io.s3broadcast.p2p.cluster;
+
+import io.s3broadcast.registry.Membership;
+import io.s3broadcast.registry.MembershipListener;
+import io.s3broadcast.registry.NodeInfo;
+import io.s3broadcast.registry.NodeRegistry;
+import io.s3broadcast.registry.StaticRegistry;
+import java.time.Duration;
+import java.util.HashSet;
+import java.util.Set;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.ScheduledFuture;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * This node in its group's registry: starts it, registers, waits for the expected members, follows joins and
+ * leaves, and closes it. While it waits it asks the registry to look again ({@link NodeRegistry#pollNow()}) after
+ * {@link #FIRST_REFRESH}, then at doubling intervals up to {@link #MAX_REFRESH}, so the run begins as soon as the
+ * last node has registered rather than at the registry's next poll, for a few cheap listings. Registry calls may
+ * block: {@link #start}, {@link #register} and {@link #close} belong on a blocking thread; timers run on the
+ * injected scheduler.
+ */
+final class RegistrySession {
+
+    static final Duration FIRST_REFRESH = Duration.ofMillis(100);
+    static final Duration MAX_REFRESH = Duration.ofSeconds(2);
+
+    /**
+     * This node as registered.
+     *
+     * @param self this node, with the id the registry knows it by
+     * @param membersBefore how many other members were there before it registered
+     * @param late whether the group was complete before it came: it takes no share
+     */
+    record Registered(NodeInfo self, int membersBefore, boolean late) {
+    }
+
+    private final ScheduledExecutorService timer;
+    private volatile NodeRegistry registry;
+    private volatile NodeRegistry.Watch watch;
+    private volatile boolean closed;
+
+    RegistrySession(ScheduledExecutorService timer) {
+        this.timer = timer;
+    }
+
+    /** Starts {@code r} (blocking); false, and {@code r} closed, when this session was closed meanwhile. */
+    boolean start(NodeRegistry r) {
+        registry = r;
+        if (closed) {
+            r.close();
+            return false;
+        }
+        r.start();
+        return true;
+    }
+
+    NodeRegistry registry() {
+        return registry;
+    }
+
+    /**
+     * Registers {@code me} (blocking). The node is late when the registry listed at least {@code expectedNodes}
+     * others before (never with a static registry, which lists every member from the start).
+     */
+    Registered register(NodeInfo me, int expectedNodes) {
+        NodeRegistry r = registry;
+        Set<String> before = new HashSet<>();
+        r.members().forEach(m -> before.add(m.nodeId()));
+        NodeInfo self = r.register(me);
+        before.remove(self.nodeId());
+        boolean late = expectedNodes > 0 && before.size() >= expectedNodes && !(r instanceof StaticRegistry);
+        return new Registered(self, before.size(), late);
+    }
+
+    /** Waits for {@code expected} members, up to {@code timeout}, asking the registry to look again meanwhile. */
+    CompletableFuture<Membership> awaitMembers(int expected, Duration timeout) {
+        CompletableFuture<Membership> members = registry.awaitMembers(expected, timeout, timer);
+        if (!members.isDone()) {
+            refreshUntil(members, FIRST_REFRESH.toNanos());
+        }
+        return members;
+    }
+
+    private void refreshUntil(CompletableFuture<?> done, long delayNanos) {
+        ScheduledFuture<?> next = timer.schedule(() -> {
+            if (done.isDone() || closed) {
+                return;
+            }
+            registry.pollNow();
+            refreshUntil(done, Math.min(2 * delayNanos, MAX_REFRESH.toNanos()));
+        }, delayNanos, TimeUnit.NANOSECONDS);
+        done.whenComplete((v, e) -> next.cancel(false));
+    }
+
+    /** Asks the registry to look again now: a peer that is not a member yet connected. */
+    void refresh() {
+        NodeRegistry r = registry;
+        if (r != null && !closed) {
+            r.pollNow();
+        }
+    }
+
+    /** {@code listener} hears members join and leave from now on (it first hears the current ones). */
+    void watch(MembershipListener listener) {
+        watch = registry.watch(listener);
+    }
+
+    /** Stops watching and closes the registry (blocking). */
+    void close() {
+        closed = true;
+        NodeRegistry.Watch w = watch;
+        if (w != null) {
+            w.close();
+        }
+        NodeRegistry r = registry;
+        if (r != null) {
+            r.close();
+        }
+    }
+
+    /** Whether {@link #close()} was called. */
+    boolean isClosed() {
+        return closed;
+    }
+}

@@ -1,0 +1,123 @@
+package io.s3broadcast.p2p.cluster;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertInstanceOf;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.netty.channel.ChannelFuture;
+import io.netty.channel.ChannelHandlerContext;
+import io.netty.channel.embedded.EmbeddedChannel;
+import io.s3broadcast.internal.cluster.ChokeScheduler;
+import io.s3broadcast.p2p.protocol.Reject;
+import io.s3broadcast.spi.PieceLayout;
+import io.s3broadcast.spi.PieceStore;
+import io.s3broadcast.testkit.time.ManualScheduler;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicBoolean;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/** Which requests a node answers with the piece and which with a {@code REJECT}, on an {@link EmbeddedChannel}. */
+class PieceServerTest {
+
+    @TempDir
+    Path dir;
+
+    private final ManualScheduler time = new ManualScheduler();
+    private final ChokeScheduler choke = ChokeScheduler.builder().ticker(time.ticker()).slots(2).build();
+    private final Set<String> banned = ConcurrentHashMap.newKeySet();
+    private final Set<Integer> quarantine = ConcurrentHashMap.newKeySet();
+    private final Set<String> exchangedWith = ConcurrentHashMap.newKeySet();
+    private final AtomicBoolean closing = new AtomicBoolean();
+    private final List<Integer> written = new ArrayList<>();
+    private PieceStore store;
+    private PieceServer server;
+    private PeerHandler handler;
+    private EmbeddedChannel channel;
+
+    /** Records what it would write; the write succeeds at once. */
+    private final PieceServing recording = new PieceServing() {
+        @Override
+        public ChannelFuture write(ChannelHandlerContext ctx, PieceStore store, int piece) {
+            written.add(piece);
+            return ctx.newSucceededFuture();
+        }
+
+        @Override
+        public byte[] digest(PieceStore store, int piece, byte[] sha256) {
+            return sha256;
+        }
+    };
+
+    @BeforeEach
+    void setUp() throws Exception {
+        store = PieceStore.create(dir.resolve("object.bin"), new PieceLayout(4000, 1000));
+        store.completePiece(0, 0);
+        store.completePiece(1, 0);
+        server = new PieceServer(store, recording, choke, banned::contains, quarantine, exchangedWith, 2, closing::get);
+        handler = new PeerHandler(null, null, 0);
+        channel = new EmbeddedChannel(handler);
+        handler.peerId = "b";
+        choke.peerConnected("b");
+        choke.interested("b", true);
+        choke.rechoke();
+    }
+
+    @AfterEach
+    void tearDown() throws Exception {
+        channel.finishAndReleaseAll();
+        store.close();
+    }
+
+    private Object answer(int piece) {
+        server.serve(handler, piece);
+        return channel.readOutbound();
+    }
+
+    @Test
+    void aHeldPieceIsServedToAnUnchokedPeer() {
+        assertFalse(choke.isChoking("b"));
+        assertNull(answer(1));
+        assertEquals(List.of(1), written);
+        assertEquals(Set.of("b"), exchangedWith);
+        assertEquals(0, handler.serving, "the write completed");
+    }
+
+    @Test
+    void aPieceNotHeldOrUnderACheckIsRejected() {
+        assertInstanceOf(Reject.class, answer(2));
+        quarantine.add(0);
+        assertEquals(new Reject(0), answer(0));
+        assertTrue(written.isEmpty());
+    }
+
+    @Test
+    void aBannedOrChokedPeerOrAClosingRunGetsRejects() {
+        banned.add("b");
+        assertEquals(new Reject(0), answer(0));
+        banned.clear();
+        closing.set(true);
+        assertEquals(new Reject(0), answer(0));
+        closing.set(false);
+        handler.peerId = "c"; // connected, never unchoked
+        choke.peerConnected("c");
+        assertTrue(choke.isChoking("c"));
+        assertEquals(new Reject(0), answer(0));
+        assertTrue(written.isEmpty());
+    }
+
+    @Test
+    void morePiecesInFlightThanAWellBehavedPeerKeepsAreRejected() {
+        handler.serving = 2;
+        assertEquals(new Reject(0), answer(0));
+        assertTrue(written.isEmpty());
+    }
+}
