@@ -33,8 +33,8 @@ import org.slf4j.LoggerFactory;
 
 /**
  * One node's fetch: HEAD, check the destination, fill a temporary file with every piece (from S3 alone for
- * the flat tree, from S3 and peers for the cluster strategies), read it back to verify, then fsync and
- * rename it into place. Any failure or cancellation removes the temporary file; the future always
+ * the flat tree, from S3 and peers for the cluster strategies) while its end-to-end check is computed as the
+ * pieces land, then fsync and rename it into place. Any failure or cancellation removes the temporary file; the future always
  * completes.
  */
 final class NodeFetch implements FetchHandle {
@@ -51,6 +51,7 @@ final class NodeFetch implements FetchHandle {
     private final ClusterStrategy cluster;
     private volatile CompletableFuture<?> inFlight;
     private volatile PieceStore store;
+    private volatile ObjectVerification verification;
     private volatile ClusterRun clusterRun;
 
     /** @param cluster runs the cluster strategies; null when none is on the classpath */
@@ -112,7 +113,8 @@ final class NodeFetch implements FetchHandle {
                     return CompletableFuture.completedFuture(prepare(info, destination))
                             .thenCompose(this::fill)
                             .thenCompose(this::checkAgainstS3)
-                            .thenApplyAsync(this::verifyAndCommit, executor);
+                            .thenCompose(filled -> verification.result()
+                                    .thenApplyAsync(checked -> commit(filled, checked), executor));
                 }, executor)
                 .whenComplete((done, error) -> {
                     if (error != null) {
@@ -155,6 +157,8 @@ final class NodeFetch implements FetchHandle {
             throw Destinations.unusable("cannot create a temporary file beside " + destination + " (" + e
                     + "): choose a writable destination for " + object, e);
         }
+        // The end-to-end check runs as the pieces land; a cluster node binds what peers sent to the ETag too.
+        verification = ObjectVerification.start(store, info, strategy.isCluster(), executor);
         if (result.isDone()) {
             cleanUp();
             throw new CancellationException();
@@ -199,8 +203,8 @@ final class NodeFetch implements FetchHandle {
     }
 
     /**
-     * For a cluster fetch, binds the pieces taken from peers to S3 end to end: the whole file is read back
-     * against the object's MD5 or S3 checksum. On a mismatch the guilty peer is looked for first: one piece per
+     * For a cluster fetch, binds the pieces taken from peers to S3 end to end: the file, hashed as its pieces
+     * landed, against the object's MD5 or S3 checksum. On a mismatch the guilty peer is looked for first: one piece per
      * vouching peer is read again from S3 (a peer caught is banned and every piece taken on its word read again),
      * and the file checked again; only if that does not mend it does the run read every piece taken from peers
      * again from S3, ban the peers that vouched for wrong ones and replace their bytes. An object without a
@@ -215,7 +219,7 @@ final class NodeFetch implements FetchHandle {
         ObjectInfo info = filled.info();
         long budget = ObjectVerifier.hasUnforgeableDigest(info) ? 0 : (long) (info.size() * SPOT_CHECK_SHARE);
         return run.spotCheck(budget)
-                .thenApplyAsync(r -> check(filled.with(r)), executor)
+                .thenCompose(r -> check(filled.with(r)))
                 .thenCompose(c -> {
                     if (c.result().wholeObjectMismatch() == null) {
                         return CompletableFuture.completedFuture(c.filled());
@@ -224,8 +228,8 @@ final class NodeFetch implements FetchHandle {
                             c.result().wholeObjectMismatch());
                     int bannedBefore = c.filled().repair().bannedPeers().size();
                     return run.checkOnePiecePerPeer()
-                            .thenApplyAsync(r -> r.bannedPeers().size() > bannedBefore ? check(c.filled().with(r)) : null,
-                                    executor)
+                            .thenCompose(r -> r.bannedPeers().size() > bannedBefore ? check(c.filled().with(r))
+                                    : CompletableFuture.<Checked>completedFuture(null))
                             .thenCompose(narrow -> {
                                 if (narrow != null && narrow.result().wholeObjectMismatch() == null) {
                                     ClusterRun.Repair r = narrow.filled().repair();
@@ -247,15 +251,12 @@ final class NodeFetch implements FetchHandle {
                 });
     }
 
-    /** Reads the file back against the object's digest. */
-    private Checked check(Filled filled) {
-        ObjectInfo info = filled.info();
-        try {
-            return new Checked(filled, ObjectVerifier.check(store, info, true));
-        } catch (IOException e) {
-            throw new BroadcastException("cannot read back " + store.tempFile() + " to verify s3://"
-                    + info.bucket() + "/" + info.key() + ": " + e, e);
-        }
+    /**
+     * The file against the object's digest, once what is left of it is hashed (after a repair, the pieces
+     * replaced and what follows them in their segments).
+     */
+    private CompletableFuture<Checked> check(Filled filled) {
+        return verification.result().thenApply(r -> new Checked(filled, r));
     }
 
     private record Checked(Filled filled, ObjectVerifier.Result result) {
@@ -267,13 +268,14 @@ final class NodeFetch implements FetchHandle {
      */
     static final double SPOT_CHECK_SHARE = 0.02;
 
-    private CompletedFetch verifyAndCommit(Filled filled) {
+    /** Publishes the file if the end-to-end check passed: fsync, atomic rename, fsync of the directory. */
+    private CompletedFetch commit(Filled filled, ObjectVerifier.Result verified) {
         ObjectInfo info = filled.info();
         PieceStore s = store;
         try {
             boolean checked;
             try {
-                checked = ObjectVerifier.verify(s, info, filled.outcome() != null);
+                checked = verified.orThrow();
             } catch (BroadcastException.ChecksumMismatch e) {
                 if (filled.repair().piecesChecked() > 0) {
                     throw new BroadcastException.ChecksumMismatch(e.getMessage() + " even after every piece taken from"
@@ -285,6 +287,7 @@ final class NodeFetch implements FetchHandle {
             if (result.isDone()) {
                 throw new CancellationException();
             }
+            verification.close();
             Path path = s.commit();
             FetchRecord.write(path, info);
             closeStoreWhenRunFinishes();
@@ -327,6 +330,10 @@ final class NodeFetch implements FetchHandle {
         CompletableFuture<?> f = inFlight;
         if (f != null) {
             f.cancel(true);
+        }
+        ObjectVerification v = verification;
+        if (v != null) {
+            v.close();
         }
         if (store != null) {
             closeStoreWhenRunFinishes();

@@ -10,6 +10,8 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
 import java.nio.file.StandardOpenOption;
+import java.util.List;
+import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.zip.CRC32C;
 import org.slf4j.Logger;
@@ -39,6 +41,7 @@ public final class PieceStore implements Closeable {
     private final Bitfield have;
     private final int[] crc32c;
     private byte[][] sha256;
+    private final List<PieceObserver> observers = new CopyOnWriteArrayList<>();
     private volatile boolean closed;
     private volatile boolean committed;
 
@@ -102,6 +105,32 @@ public final class PieceStore implements Closeable {
         }
     }
 
+    /**
+     * Is told of every piece that becomes present or is forgotten from now on, in the order it happens; the
+     * pieces present already are reported at once. Observers are called under this store's lock, so they must
+     * be quick and must not call back into the store (hand the work to another thread).
+     */
+    public interface PieceObserver {
+        /** {@code piece} is written and recorded with this CRC32C. */
+        void pieceCompleted(int piece, int crc32c);
+
+        /** {@code piece} was present and is forgotten: its bytes are about to be replaced. */
+        void pieceForgotten(int piece);
+    }
+
+    /** Adds an observer of pieces that land and are forgotten; see {@link PieceObserver}. */
+    public synchronized void observe(PieceObserver observer) {
+        observers.add(observer);
+        for (int p = have.nextSet(0); p >= 0; p = have.nextSet(p + 1)) {
+            observer.pieceCompleted(p, crc32c[p]);
+        }
+    }
+
+    /** Stops telling {@code observer} of pieces. */
+    public void stopObserving(PieceObserver observer) {
+        observers.remove(observer);
+    }
+
     /** Whether writers must give each piece's SHA-256 ({@link #keepDigests()} was called). */
     public synchronized boolean keepsDigests() {
         return sha256 != null;
@@ -143,6 +172,9 @@ public final class PieceStore implements Closeable {
         if (sha256 != null) {
             sha256[piece] = pieceSha256.clone();
         }
+        for (PieceObserver o : observers) {
+            o.pieceCompleted(piece, pieceCrc32c);
+        }
         return true;
     }
 
@@ -156,6 +188,9 @@ public final class PieceStore implements Closeable {
         }
         if (sha256 != null) {
             sha256[piece] = null;
+        }
+        for (PieceObserver o : observers) {
+            o.pieceForgotten(piece);
         }
         return true;
     }

@@ -103,11 +103,14 @@ class ObjectVerifierTest {
     }
 
     @Test
-    void aPieceChangedOnDiskIsCaughtWithoutAnS3Checksum() throws Exception {
+    void aPieceChangedOnDiskIsCaughtWhenItIsReadToHashIt() throws Exception {
         byte[] data = random(10_000);
+        ObjectDigest d = ObjectDigest.of("SHA256");
+        d.update(ByteBuffer.wrap(data));
+        ObjectChecksum sha = ObjectChecksum.fullObject("SHA256", Base64.getEncoder().encodeToString(d.finish()));
         try (PieceStore store = storeWith(data, 4096)) {
             store.write(5000, ByteBuffer.wrap(new byte[] {(byte) (data[5000] + 1)}));
-            assertThatThrownBy(() -> ObjectVerifier.verify(store, info(data.length, null)))
+            assertThatThrownBy(() -> ObjectVerifier.verify(store, info(data.length, sha)))
                     .isInstanceOf(BroadcastException.ChecksumMismatch.class)
                     .hasMessageContaining("piece 1 (bytes 4096-8191)");
         }
