@@ -1,0 +1,216 @@
+package io.s3broadcast.internal;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.s3broadcast.BroadcastException;
+import io.s3broadcast.spi.ObjectChecksum;
+import io.s3broadcast.spi.PieceLayout;
+import io.s3broadcast.testkit.time.ManualScheduler;
+import java.nio.ByteBuffer;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Random;
+import java.util.concurrent.CompletableFuture;
+import java.util.zip.CRC32C;
+import org.junit.jupiter.api.Test;
+
+/** The hasher on fake time: tasks run only when the test says so, reads come from an array it controls. */
+class PrefixHasherTest {
+
+    private static final int PIECE = 64 << 10;
+
+    private final ManualScheduler executor = new ManualScheduler();
+    private final byte[] data = random(20 * PIECE + 123);
+    private final PieceLayout layout = new PieceLayout(data.length, PIECE);
+    private final List<long[]> reads = new ArrayList<>();
+    private Runnable duringRead = () -> { };
+
+    @Test
+    void piecesArrivingOutOfOrderAreHashedAsTheirPrefixGrowsAndEachByteIsReadOnce() {
+        IncrementalDigest md5 = digest(ObjectChecksum.fullObject("MD5", hex(IncrementalDigestTest.digest("MD5", data, 0,
+                data.length))));
+        PrefixHasher h = hasher(md5);
+        CompletableFuture<Void> done = h.whenDone();
+        List<Integer> order = IncrementalDigestTest.shuffled(layout.pieceCount(), new Random(5));
+        for (int p : order) {
+            h.pieceCompleted(p, crc32c(p));
+            executor.runPending();
+            assertThat(hashedUpTo()).as("the prefix hashed is the contiguous run of pieces present")
+                    .isEqualTo(prefixPresent(order.subList(0, order.indexOf(p) + 1)));
+        }
+        assertThat(done).isCompleted();
+        assertThat(md5.matches()).isTrue();
+        assertThat(bytesRead()).isEqualTo(data.length);
+        assertThat(reads).allSatisfy(r -> assertThat(r[1]).isLessThanOrEqualTo(PrefixHasher.CHUNK));
+    }
+
+    @Test
+    void whenPiecesComeInOrderOnlyTheLastIsLeftToHashAtTheEnd() {
+        IncrementalDigest sha = digest(ObjectChecksum.fullObject("SHA256",
+                IncrementalDigestTest.base64(IncrementalDigestTest.digest("SHA256", data, 0, data.length))));
+        PrefixHasher h = hasher(sha);
+        int last = layout.pieceCount() - 1;
+        for (int p = 0; p < last; p++) {
+            h.pieceCompleted(p, crc32c(p));
+        }
+        executor.runPending();
+        long before = bytesRead();
+        CompletableFuture<Void> done = h.whenDone();
+        h.pieceCompleted(last, crc32c(last));
+        executor.runPending();
+        assertThat(done).isCompleted();
+        assertThat(bytesRead() - before).isEqualTo(layout.length(last));
+        assertThat(sha.matches()).isTrue();
+    }
+
+    @Test
+    void aPieceReplacedAfterItWasHashedSendsItsSegmentBackToTheStart() {
+        List<Long> parts = List.of(7L * PIECE, 7L * PIECE, (long) data.length - 14L * PIECE);
+        byte[] right = data.clone();
+        IncrementalDigest eTag = digest(new ObjectChecksum("MD5", multipartETag(right, parts), false, parts));
+        data[PIECE * 8 + 5] ^= 1; // piece 8, in the second part, arrives wrong
+        PrefixHasher h = hasher(eTag);
+        for (int p = 0; p < layout.pieceCount(); p++) {
+            h.pieceCompleted(p, crc32c(p));
+        }
+        executor.runPending();
+        assertThat(h.whenDone()).isCompleted();
+        assertThat(eTag.matches()).isFalse();
+
+        reads.clear();
+        h.pieceForgotten(8);
+        System.arraycopy(right, 0, data, 0, right.length);
+        CompletableFuture<Void> again = h.whenDone();
+        executor.runPending();
+        assertThat(again).isNotDone();
+        h.pieceCompleted(8, crc32c(8));
+        executor.runPending();
+        assertThat(again).isCompleted();
+        assertThat(eTag.matches()).isTrue();
+        assertThat(bytesRead()).as("only the second part is hashed again").isEqualTo(7L * PIECE);
+        assertThat(reads.get(0)[0]).isEqualTo(7L * PIECE);
+    }
+
+    @Test
+    void aPieceForgottenWhileItIsBeingReadIsHashedAgainOnceReplaced() {
+        String sha = IncrementalDigestTest.base64(IncrementalDigestTest.digest("SHA256", data, 0, data.length));
+        IncrementalDigest d = digest(ObjectChecksum.fullObject("SHA256", sha));
+        byte[] right = data.clone();
+        data[3 * PIECE] ^= 1;
+        PrefixHasher h = hasher(d);
+        for (int p = 0; p < layout.pieceCount(); p++) {
+            h.pieceCompleted(p, p == 3 ? crc32c(3) : crc32c(p));
+        }
+        duringRead = () -> {
+            if (reads.get(reads.size() - 1)[0] == 3L * PIECE) {
+                duringRead = () -> { };
+                h.pieceForgotten(3);
+                System.arraycopy(right, 0, data, 0, right.length);
+                h.pieceCompleted(3, crc32c(3));
+            }
+        };
+        executor.runPending();
+        assertThat(h.whenDone()).isCompleted();
+        assertThat(d.matches()).isTrue();
+    }
+
+    @Test
+    void aFullObjectCrc32cReadsNothingAndACrc64ReadsEachPieceOnceInAnyOrder() {
+        String crc32c = IncrementalDigestTest.base64(IncrementalDigestTest.digest("CRC32C", data, 0, data.length));
+        String crc64 = IncrementalDigestTest.base64(IncrementalDigestTest.digest("CRC64NVME", data, 0, data.length));
+        IncrementalDigest a = digest(ObjectChecksum.fullObject("CRC32C", crc32c));
+        PrefixHasher h = hasher(a);
+        IncrementalDigestTest.shuffled(layout.pieceCount(), new Random(9)).forEach(p -> h.pieceCompleted(p, crc32c(p)));
+        executor.runPending();
+        assertThat(h.whenDone()).isCompleted();
+        assertThat(a.matches()).isTrue();
+        assertThat(reads).isEmpty();
+
+        IncrementalDigest b = digest(ObjectChecksum.fullObject("CRC64NVME", crc64));
+        PrefixHasher h64 = hasher(b);
+        for (int p : IncrementalDigestTest.shuffled(layout.pieceCount(), new Random(9))) {
+            long before = bytesRead();
+            h64.pieceCompleted(p, crc32c(p));
+            executor.runPending();
+            assertThat(bytesRead() - before).as("piece " + p + " is hashed as it lands").isEqualTo(layout.length(p));
+        }
+        assertThat(h64.whenDone()).isCompleted();
+        assertThat(b.matches()).isTrue();
+    }
+
+    @Test
+    void aPieceOnDiskOtherThanWhatArrivedFailsNamingIt() {
+        IncrementalDigest d = digest(ObjectChecksum.fullObject("SHA1", "x"));
+        PrefixHasher h = hasher(d);
+        CompletableFuture<Void> done = h.whenDone();
+        for (int p = 0; p < layout.pieceCount(); p++) {
+            h.pieceCompleted(p, p == 2 ? crc32c(2) + 1 : crc32c(p));
+        }
+        executor.runPending();
+        assertThat(done).isCompletedExceptionally();
+        assertThat(done.handle((v, e) -> e).join()).isInstanceOf(BroadcastException.ChecksumMismatch.class)
+                .hasMessageContaining("piece 2 (bytes 131072-196607) of s3://b/k");
+    }
+
+    @Test
+    void closingFailsWhoeverWaits() {
+        PrefixHasher h = hasher(digest(ObjectChecksum.fullObject("SHA256", "x")));
+        CompletableFuture<Void> done = h.whenDone();
+        h.close();
+        assertThat(done).isCompletedExceptionally();
+    }
+
+    private PrefixHasher hasher(IncrementalDigest... digests) {
+        return new PrefixHasher(layout, List.of(digests), (position, dst) -> {
+            reads.add(new long[] {position, dst.remaining()});
+            duringRead.run();
+            dst.put(ByteBuffer.wrap(data, (int) position, dst.remaining()));
+        }, executor, "s3://b/k");
+    }
+
+    private IncrementalDigest digest(ObjectChecksum c) {
+        return IncrementalDigest.of(c, layout);
+    }
+
+    private long bytesRead() {
+        return reads.stream().mapToLong(r -> r[1]).sum();
+    }
+
+    private long hashedUpTo() {
+        return bytesRead();
+    }
+
+    private long prefixPresent(List<Integer> present) {
+        int p = 0;
+        while (present.contains(p)) {
+            p++;
+        }
+        return p == layout.pieceCount() ? data.length : (long) p * PIECE;
+    }
+
+    private int crc32c(int piece) {
+        CRC32C c = new CRC32C();
+        c.update(data, (int) layout.offset(piece), layout.length(piece));
+        return (int) c.getValue();
+    }
+
+    private static String multipartETag(byte[] bytes, List<Long> parts) {
+        java.io.ByteArrayOutputStream cat = new java.io.ByteArrayOutputStream();
+        int at = 0;
+        for (long p : parts) {
+            cat.writeBytes(IncrementalDigestTest.digest("MD5", bytes, at, (int) p));
+            at += (int) p;
+        }
+        return hex(IncrementalDigestTest.digest("MD5", cat.toByteArray(), 0, cat.size())) + "-" + parts.size();
+    }
+
+    private static String hex(byte[] b) {
+        return java.util.HexFormat.of().formatHex(b);
+    }
+
+    private static byte[] random(int n) {
+        byte[] b = new byte[n];
+        new Random(n).nextBytes(b);
+        return b;
+    }
+}
