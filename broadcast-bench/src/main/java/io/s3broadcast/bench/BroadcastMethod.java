@@ -11,7 +11,8 @@ import java.util.Map;
 
 /**
  * Our fetcher through the public API: {@code Broadcast.fetch} with the flat tree. Its time includes the fetch's
- * own read-back verification, which the other methods do not do.
+ * own verification (S3's checksum computed as pieces land, the rest after the last), which the other methods do
+ * not do.
  */
 final class BroadcastMethod implements DownloadMethod {
 
@@ -41,7 +42,7 @@ final class BroadcastMethod implements DownloadMethod {
         settings.put("connections", tuning.connections() != null ? tuning.connections() : "default");
         settings.put("rangeSize", tuning.rangeSize() != null ? tuning.rangeSize() : "default");
         settings.put("pieceSize", tuning.pieceSize() != null ? tuning.pieceSize() : "default");
-        settings.put("verifies", "every piece's CRC32C while writing, whole file read back before commit");
+        settings.put("verifies", "every piece's CRC32C while writing, S3's checksum as pieces land");
     }
 
     @Override
@@ -78,7 +79,7 @@ final class BroadcastMethod implements DownloadMethod {
         broadcast.close();
     }
 
-    /** Notes when the last piece landed: the download is over, the read-back verification and commit begin. */
+    /** Notes when the last piece landed: the download is over, the rest of the verification and the commit begin. */
     private static final class LastByte implements FetchListener {
         volatile long nanos;
 

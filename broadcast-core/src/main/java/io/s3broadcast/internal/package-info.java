@@ -1,5 +1,5 @@
 /**
  * Implementation, not API: may change in any release. The flat-tree fetch, settings resolution,
- * destination checks and read-back verification.
+ * destination checks and the end-to-end verification computed as pieces land.
  */
 package io.s3broadcast.internal;
