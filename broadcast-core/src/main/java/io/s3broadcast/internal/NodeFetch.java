@@ -52,7 +52,6 @@ final class NodeFetch implements FetchHandle {
     private volatile CompletableFuture<?> inFlight;
     private volatile PieceStore store;
     private volatile ObjectVerification verification;
-    private volatile ProgressiveSync sync;
     private volatile ClusterRun clusterRun;
 
     /** @param cluster runs the cluster strategies; null when none is on the classpath */
@@ -160,7 +159,6 @@ final class NodeFetch implements FetchHandle {
         }
         // The end-to-end check runs as the pieces land; a cluster node binds what peers sent to the ETag too.
         verification = ObjectVerification.start(store, info, strategy.isCluster(), executor);
-        sync = ProgressiveSync.start(store, SYNC_EVERY, executor);
         if (result.isDone()) {
             cleanUp();
             throw new CancellationException();
@@ -270,9 +268,6 @@ final class NodeFetch implements FetchHandle {
      */
     static final double SPOT_CHECK_SHARE = 0.02;
 
-    /** Bytes of pieces landed between two early flushes of the temporary file ({@link ProgressiveSync}). */
-    static final long SYNC_EVERY = 32L << 20;
-
     /** Publishes the file if the end-to-end check passed: fsync, atomic rename, fsync of the directory. */
     private CompletedFetch commit(Filled filled, ObjectVerifier.Result verified) {
         ObjectInfo info = filled.info();
@@ -293,7 +288,6 @@ final class NodeFetch implements FetchHandle {
                 throw new CancellationException();
             }
             verification.close();
-            sync.stop();
             Path path = s.commit();
             FetchRecord.write(path, info);
             closeStoreWhenRunFinishes();
@@ -341,10 +335,7 @@ final class NodeFetch implements FetchHandle {
         if (v != null) {
             v.close();
         }
-        ProgressiveSync ps = sync;
-        if (ps != null) {
-            ps.stop();
-        }
+
         if (store != null) {
             closeStoreWhenRunFinishes();
         }
