@@ -34,8 +34,8 @@ import org.slf4j.LoggerFactory;
 /**
  * One node's fetch: HEAD, check the destination, fill a temporary file with every piece (from S3 alone for
  * the flat tree, from S3 and peers for the cluster strategies) while its end-to-end check is computed as the
- * pieces land, then fsync and rename it into place. Any failure or cancellation removes the temporary file; the future always
- * completes.
+ * pieces land, then fsync and rename it into place. Any failure or cancellation removes the temporary file;
+ * the future always completes.
  */
 final class NodeFetch implements FetchHandle {
 
@@ -204,8 +204,8 @@ final class NodeFetch implements FetchHandle {
 
     /**
      * For a cluster fetch, binds the pieces taken from peers to S3 end to end: the file, hashed as its pieces
-     * landed, against the object's MD5 or S3 checksum. On a mismatch the guilty peer is looked for first: one piece per
-     * vouching peer is read again from S3 (a peer caught is banned and every piece taken on its word read again),
+     * landed, against the object's MD5 or S3 checksum. On a mismatch the guilty peer is looked for first: one
+     * piece per vouching peer is read again from S3 (a peer caught is banned and every piece taken on its word read again),
      * and the file checked again; only if that does not mend it does the run read every piece taken from peers
      * again from S3, ban the peers that vouched for wrong ones and replace their bytes. An object without a
      * digest a peer cannot forge gets a spot check of peer pieces against S3 first, within
@@ -335,7 +335,6 @@ final class NodeFetch implements FetchHandle {
         if (v != null) {
             v.close();
         }
-
         if (store != null) {
             closeStoreWhenRunFinishes();
         }

@@ -153,6 +153,35 @@ class PrefixHasherTest {
     }
 
     @Test
+    void memoryStaysOneChunkWhateverTheSizeAndTheOrder() {
+        // 256 MiB in 1 MiB pieces, landing last first: nothing is read (or held) until the first piece is in,
+        // then the whole prefix is hashed one chunk at a time through the one buffer (whose zeros the fake
+        // reader leaves in place: each piece's CRC32C is that of 1 MiB of zeros).
+        PieceLayout big = new PieceLayout(256L << 20, 1 << 20);
+        CRC32C zeros = new CRC32C();
+        zeros.update(new byte[1 << 20]);
+        int crc = (int) zeros.getValue();
+        IncrementalDigest md5 = IncrementalDigest.of(ObjectChecksum.fullObject("MD5", "x"), big);
+        List<Integer> capacities = new ArrayList<>();
+        long[] read = {0};
+        PrefixHasher h = new PrefixHasher(big, List.of(md5), (position, dst) -> {
+            capacities.add(dst.capacity());
+            read[0] += dst.remaining();
+            dst.position(dst.limit());
+        }, executor, "s3://b/big");
+        for (int p = big.pieceCount() - 1; p > 0; p--) {
+            h.pieceCompleted(p, crc);
+        }
+        executor.runPending();
+        assertThat(read[0]).isZero();
+        h.pieceCompleted(0, crc);
+        executor.runPending();
+        assertThat(read[0]).isEqualTo(big.objectSize());
+        assertThat(capacities).containsOnly(PrefixHasher.CHUNK);
+        assertThat(h.whenDone()).isCompleted();
+    }
+
+    @Test
     void closingFailsWhoeverWaits() {
         PrefixHasher h = hasher(digest(ObjectChecksum.fullObject("SHA256", "x")));
         CompletableFuture<Void> done = h.whenDone();
