@@ -113,7 +113,7 @@ final class NodeFetch implements FetchHandle {
                     return CompletableFuture.completedFuture(prepare(info, destination))
                             .thenCompose(this::fill)
                             .thenCompose(this::checkAgainstS3)
-                            .thenCompose(filled -> verification.result()
+                            .thenCompose(filled -> verified(filled.info())
                                     .thenApplyAsync(checked -> commit(filled, checked), executor));
                 }, executor)
                 .whenComplete((done, error) -> {
@@ -256,7 +256,22 @@ final class NodeFetch implements FetchHandle {
      * replaced and what follows them in their segments).
      */
     private CompletableFuture<Checked> check(Filled filled) {
-        return verification.result().thenApply(r -> new Checked(filled, r));
+        return verified(filled.info()).thenApply(r -> new Checked(filled, r));
+    }
+
+    /**
+     * The incremental check's result once it has hashed what is left. It is only awaited when every piece is in
+     * the store: the hashing finishes only then, so a piece dropped (by a repair that could not write it back)
+     * fails the fetch here, naming the piece, instead of leaving the wait open.
+     */
+    private CompletableFuture<ObjectVerifier.Result> verified(ObjectInfo info) {
+        if (!store.isComplete()) {
+            int missing = store.bitfield().nextClear(0);
+            return CompletableFuture.failedFuture(new BroadcastException("s3://" + info.bucket() + "/" + info.key()
+                    + ": piece " + missing + " of " + store.layout().pieceCount() + " is missing from " + store.tempFile()
+                    + " after the fetch and its checks (a repair dropped it and could not write it back); fetch again"));
+        }
+        return verification.result();
     }
 
     private record Checked(Filled filled, ObjectVerifier.Result result) {
