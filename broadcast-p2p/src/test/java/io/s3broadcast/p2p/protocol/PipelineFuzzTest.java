@@ -13,6 +13,7 @@ import io.netty.channel.embedded.EmbeddedChannel;
 import io.netty.handler.codec.ByteToMessageDecoder;
 import io.netty.util.ReferenceCountUtil;
 import io.s3broadcast.spi.PieceLayout;
+import java.lang.management.ManagementFactory;
 import java.lang.reflect.Method;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
@@ -111,16 +112,23 @@ class PipelineFuzzTest {
         Map<String, Integer> outcomes = new TreeMap<>();
         long bytes = 0;
         long start = System.nanoTime();
+        long startCpu = ManagementFactory.getThreadMXBean().getCurrentThreadCpuTime();
         try {
             for (int i = 0; i < INPUTS; i++) {
                 bytes += fuzzOne(targets, i, outcomes);
+                if ((i + 1) % 100_000 == 0) {
+                    System.out.printf("PipelineFuzzTest: %d inputs, %d ms, %s%n", i + 1,
+                            TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start), outcomes);
+                }
             }
         } finally {
             targets.forEach(t -> t.frames().close());
         }
         long millis = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start);
-        System.out.printf("PipelineFuzzTest: %d inputs (%d bytes) in %d ms, seed %#x; outcomes %s%n", INPUTS, bytes,
-                millis, SEED, outcomes);
+        long cpuMillis = TimeUnit.NANOSECONDS.toMillis(
+                ManagementFactory.getThreadMXBean().getCurrentThreadCpuTime() - startCpu);
+        System.out.printf("PipelineFuzzTest: %d inputs (%d bytes) in %d ms (%d ms of CPU), seed %#x; outcomes %s%n",
+                INPUTS, bytes, millis, cpuMillis, SEED, outcomes);
         assertThat(outcomes).containsKeys("completed", "refused by the handshake", "protocol error");
     }
 
