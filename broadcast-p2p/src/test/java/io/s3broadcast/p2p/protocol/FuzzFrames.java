@@ -112,7 +112,7 @@ final class FuzzFrames {
     Input input(SplittableRandom r, Remote remote) {
         List<String> mutations = new ArrayList<>();
         if (r.nextInt(20) == 0) {
-            byte[] noise = new byte[r.nextInt(1, 2048)];
+            byte[] noise = new byte[r.nextInt(FrameLimits.LENGTH_FIELD_BYTES, 2048)];
             r.nextBytes(noise);
             if (r.nextBoolean()) {
                 // Noise with a plausible first length, so it gets past the frame decoder now and then.
