@@ -12,6 +12,11 @@ import org.junit.jupiter.api.Test;
 class NettyLeaksTest {
 
     @Test
+    void everyTestClassIsCheckedWithoutAskingForIt() {
+        assertThat(NoLeaks.CHECKED).contains(NettyLeaksTest.class.getName());
+    }
+
+    @Test
     void aBufferThatIsNeverReleasedIsReported() {
         leakOne();
         List<String> reports = new ArrayList<>();

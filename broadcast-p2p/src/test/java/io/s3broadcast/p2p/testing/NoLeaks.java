@@ -4,6 +4,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.netty.util.ResourceLeakDetector;
 import java.util.List;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
 import org.junit.jupiter.api.extension.AfterAllCallback;
 import org.junit.jupiter.api.extension.BeforeAllCallback;
 import org.junit.jupiter.api.extension.ExtensionContext;
@@ -18,8 +20,12 @@ import org.junit.jupiter.api.extension.ExtensionContext;
  */
 public final class NoLeaks implements BeforeAllCallback, AfterAllCallback {
 
+    /** The test classes checked so far, so a test can see that the auto-detection works. */
+    static final Set<String> CHECKED = ConcurrentHashMap.newKeySet();
+
     @Override
     public void beforeAll(ExtensionContext context) {
+        context.getTestClass().ifPresent(c -> CHECKED.add(c.getName()));
         assertThat(NettyLeaks.installed()).as("the leak recorder is installed (NettyLeakSession)").isTrue();
         assertThat(ResourceLeakDetector.getLevel()).as("Netty's leak detection level (io.netty.leakDetection.level)")
                 .isEqualTo(ResourceLeakDetector.Level.PARANOID);
