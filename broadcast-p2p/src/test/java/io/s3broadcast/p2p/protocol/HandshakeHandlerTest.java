@@ -21,14 +21,12 @@ import java.util.concurrent.TimeUnit;
 import java.util.function.UnaryOperator;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.extension.ExtendWith;
 
 /**
  * The handshake and the proof of the group secret between two full {@link PeerPipeline}s on embedded channels
  * (a dialler and an acceptor, bytes carried between them by the test), with recording stand-ins for the exchange
  * handlers and fake time.
  */
-@ExtendWith(NoLeaks.class)
 class HandshakeHandlerTest {
 
     private static final Duration TIMEOUT = Duration.ofSeconds(5);

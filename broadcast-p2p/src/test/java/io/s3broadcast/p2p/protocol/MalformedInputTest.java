@@ -18,7 +18,6 @@ import java.util.List;
 import java.util.function.Supplier;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.Arguments;
 import org.junit.jupiter.params.provider.MethodSource;
@@ -27,7 +26,6 @@ import org.junit.jupiter.params.provider.MethodSource;
  * Every kind of malformed input is a {@link ProtocolException} and closes the channel, whether it arrives whole
  * or a byte at a time, and nothing after it is decoded.
  */
-@ExtendWith(NoLeaks.class)
 class MalformedInputTest {
 
     private static final int HAVE = MessageType.HAVE.id();

@@ -17,13 +17,11 @@ import java.util.Random;
 import java.util.function.Supplier;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.Arguments;
 import org.junit.jupiter.params.provider.MethodSource;
 
 /** Every message survives encoder and decoder, fed whole or a byte at a time. */
-@ExtendWith(NoLeaks.class)
 class MessageCodecTest {
 
     private static final byte[] PIECE_3 = randomBytes(3, LAYOUT.length(3));

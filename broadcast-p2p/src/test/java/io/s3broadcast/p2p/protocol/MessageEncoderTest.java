@@ -10,10 +10,8 @@ import io.netty.channel.embedded.EmbeddedChannel;
 import io.s3broadcast.spi.PieceRun;
 import java.util.List;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.extension.ExtendWith;
 
 /** The exact bytes on the wire, as {@code docs/protocol.md} describes them. */
-@ExtendWith(NoLeaks.class)
 class MessageEncoderTest {
 
     private static String encoded(Object message) {

@@ -28,14 +28,12 @@ import java.util.zip.CRC32C;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
  * Two real peers over loopback TCP, NIO on both ends: the handshake completes on both sides and every piece sent
  * from the file (zero-copy, then copying) arrives byte-exact.
  */
-@ExtendWith(NoLeaks.class)
 class PieceTransferIT {
 
     /** Four pieces of 1 MiB and a short fifth one, so each piece takes several socket writes. */
