@@ -14,12 +14,15 @@ import java.util.Random;
  * {@code Choke}/{@code Unchoke} messages. Thread-safe (methods are synchronized), with no threads or
  * timers of its own: time comes from the injected {@link Ticker}.
  *
- * <p>Every {@code interval} it unchokes the {@code slots} interested peers that gave this node the highest
- * download rate over the last {@code rateWindow} (once this node is {@linkplain #seeding seeding}: the peers
- * it uploaded to fastest), plus one optimistic unchoke among the other interested peers, drawn again every
- * {@code optimisticEvery} intervals; it never unchokes an uninterested peer, and never flips one
- * connection twice within {@code minFlipInterval}. The full rule is on {@code Choker}. Deterministic for
- * a seeded {@link Random} and a fake ticker.
+ * <p>Every {@code interval} it asks its {@link ChokePolicy} whom to unchoke, ranking peers by the download
+ * rate they gave this node over the last {@code rateWindow} (once this node is {@linkplain #seeding
+ * seeding}: the rate it uploaded to them) and by their progress ({@link #peerPieces}). With
+ * {@linkplain ChokePolicy#titForTat tit-for-tat} (the builder's default) that is the {@code slots} fastest
+ * interested peers plus one optimistic unchoke among the others, drawn again every {@code optimisticEvery}
+ * intervals; with {@linkplain ChokePolicy#cooperative cooperative} it is every interested peer up to
+ * {@code slots + 1}, the last slot optimistic when capped. Either never unchokes an uninterested peer and
+ * never flips one connection twice within {@code minFlipInterval}. The full rule is on {@code Choker}.
+ * Deterministic for a seeded {@link Random} and a fake ticker.
  */
 public final class ChokeScheduler {
 
@@ -45,6 +48,7 @@ public final class ChokeScheduler {
         final RateMeter down;
         final RateMeter up;
         boolean interested;
+        int pieces;
 
         Peer(Ticker ticker, Duration window) {
             this.down = new RateMeter(ticker, window);
@@ -55,7 +59,7 @@ public final class ChokeScheduler {
     private final Ticker ticker;
     private final Duration interval;
     private final Duration rateWindow;
-    private final Choker choker;
+    private final ChokePolicy choker;
     private final Map<String, Peer> peers = new HashMap<>();
     private boolean seeding;
     private boolean decided;
@@ -65,7 +69,11 @@ public final class ChokeScheduler {
         this.ticker = b.ticker;
         this.interval = b.interval;
         this.rateWindow = b.rateWindow;
-        this.choker = new Choker(b.slots, b.interval.toNanos() * b.optimisticEvery, b.minFlipInterval.toNanos(), b.random);
+        long optimisticNanos = b.interval.toNanos() * b.optimisticEvery;
+        this.choker = switch (b.policy) {
+            case TIT_FOR_TAT -> ChokePolicy.titForTat(b.slots, optimisticNanos, b.minFlipInterval.toNanos(), b.random);
+            case COOPERATIVE -> ChokePolicy.cooperative(b.slots + 1, optimisticNanos, b.minFlipInterval.toNanos(), b.random);
+        };
     }
 
     public static Builder builder() {
@@ -112,6 +120,17 @@ public final class ChokeScheduler {
         }
     }
 
+    /**
+     * {@code peer} holds {@code pieces} pieces (from its bitfield and haves): the cooperative policy, when
+     * capped, prefers the peers that hold fewest. Unknown peers count 0.
+     */
+    public synchronized void peerPieces(String peer, int pieces) {
+        Peer p = peers.get(peer);
+        if (p != null) {
+            p.pieces = pieces;
+        }
+    }
+
     /** This node holds every piece: rank peers by upload rate instead of download rate. */
     public synchronized void seeding(boolean seeding) {
         this.seeding = seeding;
@@ -153,10 +172,11 @@ public final class ChokeScheduler {
     private Decisions decide(long now) {
         decided = true;
         lastDecision = now;
-        Map<String, Choker.Candidate> view = new HashMap<>();
+        Map<String, ChokePolicy.Candidate> view = new HashMap<>();
         for (Map.Entry<String, Peer> e : peers.entrySet()) {
             Peer p = e.getValue();
-            view.put(e.getKey(), new Choker.Candidate(p.interested, (seeding ? p.up : p.down).bytesPerSecond()));
+            view.put(e.getKey(), new ChokePolicy.Candidate(p.interested, (seeding ? p.up : p.down).bytesPerSecond(),
+                    p.pieces));
         }
         return choker.decide(now, view);
     }
@@ -164,6 +184,7 @@ public final class ChokeScheduler {
     /** Builds a {@link ChokeScheduler}; defaults are BitTorrent's. */
     public static final class Builder {
 
+        private ChokePolicy.Kind policy = ChokePolicy.Kind.TIT_FOR_TAT;
         private Ticker ticker = Ticker.systemTicker();
         private Random random = new Random();
         private int slots = 4;
@@ -187,7 +208,21 @@ public final class ChokeScheduler {
             return this;
         }
 
-        /** Regular unchoke slots, k. Default 4. */
+        /** The policy. Default {@link ChokePolicy.Kind#TIT_FOR_TAT}. */
+        public Builder policy(ChokePolicy.Kind policy) {
+            this.policy = Objects.requireNonNull(policy, "policy");
+            return this;
+        }
+
+        /** The policy by name ({@code cooperative} or {@code tit-for-tat}), as {@link ChokePolicy.Kind#parse}. */
+        public Builder policy(String policy) {
+            return policy(ChokePolicy.Kind.parse(Objects.requireNonNull(policy, "policy")));
+        }
+
+        /**
+         * Regular unchoke slots, k: tit-for-tat unchokes k peers plus an optimistic one; cooperative unchokes
+         * up to k + 1 interested peers (the last optimistic when more want to be). Default 4.
+         */
         public Builder slots(int slots) {
             if (slots < 0) {
                 throw new IllegalArgumentException("slots must be >= 0, was " + slots);

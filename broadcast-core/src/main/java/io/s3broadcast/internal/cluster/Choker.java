@@ -8,32 +8,31 @@ import java.util.Map;
 import java.util.Random;
 import java.util.Set;
 import java.util.TreeMap;
+import java.util.function.Function;
 
 /**
- * The choking decision, bt-style, without clocks or meters of its own: given each connected peer's
- * interest and rate at a moment, it decides whom to choke and unchoke and remembers every connection's
- * state and last flip. {@link ChokeScheduler} feeds it. Not thread-safe.
+ * The mechanism behind both {@link ChokePolicy} implementations, bt-style, without clocks or meters of its
+ * own: given each connected peer's interest, rate and progress at a moment, it decides whom to choke and
+ * unchoke and remembers every connection's state and last flip. Not thread-safe.
  *
  * <p>One decision:
  * <ol>
- * <li><b>Regular unchokes.</b> Interested peers ranked by rate, fastest first (ties by peer id); the
- *     first {@code slots} of them that are unchoked already or may flip now.
+ * <li><b>Regular unchokes.</b> Interested peers in ranking order (the policy's comparator, then peer id);
+ *     the first {@code slots} of them that are unchoked already or may flip now.
  * <li><b>Optimistic unchoke.</b> One more interested peer outside the regular ones, drawn with the
  *     seeded random among the choked ones that may flip (if there are none, among the unchoked ones). It
  *     is drawn again once {@code optimisticNanos} have passed since it was drawn, or at once if it left,
  *     lost interest or became a regular one.
- * <li><b>Flips.</b> Every peer in 1 or 2 that is choked is unchoked; every other unchoked peer is choked
+ * <li><b>Idle keep</b> (cooperative only). While fewer than {@code slots + 1} peers are wanted, peers that
+ *     are unchoked but not interested stay unchoked (in peer order), up to {@code slots + 1} in all.
+ * <li><b>Flips.</b> Every wanted peer that is choked is unchoked; every other unchoked peer is choked
  *     (an uninterested peer is never unchoked). A connection flips (either way) at most once per
  *     {@code minFlipNanos}: a flip that comes too soon waits for a later decision, so the unchoked set
  *     may briefly hold a peer it no longer wants.
  * </ol>
  * New connections start choked and may flip at once.
  */
-final class Choker {
-
-    /** A connected peer as the choker sees it at one decision. */
-    record Candidate(boolean interested, double rate) {
-    }
+final class Choker implements ChokePolicy {
 
     private static final class Connection {
         boolean choked = true;
@@ -42,6 +41,8 @@ final class Choker {
     }
 
     private final int slots;
+    private final Function<Map<String, Candidate>, Comparator<String>> ranking;
+    private final boolean keepIdle;
     private final long optimisticNanos;
     private final long minFlipNanos;
     private final Random random;
@@ -49,18 +50,26 @@ final class Choker {
     private String optimistic;
     private long optimisticSince;
 
-    Choker(int slots, long optimisticNanos, long minFlipNanos, Random random) {
+    /**
+     * @param ranking for the candidates of one decision, the order of regular unchokes, best first (peer
+     *     id breaks ties)
+     * @param keepIdle whether unchoked peers that lost interest stay unchoked while there is room
+     */
+    Choker(int slots, Function<Map<String, Candidate>, Comparator<String>> ranking, boolean keepIdle,
+            long optimisticNanos, long minFlipNanos, Random random) {
         if (slots < 0) {
             throw new IllegalArgumentException("slots must be >= 0, was " + slots);
         }
         this.slots = slots;
+        this.ranking = ranking;
+        this.keepIdle = keepIdle;
         this.optimisticNanos = optimisticNanos;
         this.minFlipNanos = minFlipNanos;
         this.random = random;
     }
 
-    /** Decides at time {@code now} (nanoseconds) for the peers connected now; peers absent are forgotten. */
-    ChokeScheduler.Decisions decide(long now, Map<String, Candidate> peers) {
+    @Override
+    public ChokeScheduler.Decisions decide(long now, Map<String, Candidate> peers) {
         connections.keySet().retainAll(peers.keySet());
         for (String peer : peers.keySet()) {
             connections.computeIfAbsent(peer, k -> new Connection());
@@ -72,8 +81,7 @@ final class Choker {
                 ranked.add(e.getKey());
             }
         }
-        ranked.sort(Comparator.comparingDouble((String p) -> peers.get(p).rate()).reversed()
-                .thenComparing(Comparator.naturalOrder()));
+        ranked.sort(ranking.apply(peers).thenComparing(Comparator.naturalOrder()));
 
         Set<String> regular = new HashSet<>();
         for (String p : ranked) {
@@ -110,12 +118,27 @@ final class Choker {
             optimisticSince = now;
         }
 
+        Set<String> wanted = new HashSet<>(regular);
+        if (optimistic != null) {
+            wanted.add(optimistic);
+        }
+        if (keepIdle) {
+            for (Map.Entry<String, Connection> e : connections.entrySet()) {
+                if (wanted.size() > slots) {
+                    break;
+                }
+                if (!e.getValue().choked && !peers.get(e.getKey()).interested()) {
+                    wanted.add(e.getKey());
+                }
+            }
+        }
+
         List<String> unchoke = new ArrayList<>();
         List<String> choke = new ArrayList<>();
         for (Map.Entry<String, Connection> e : connections.entrySet()) {
             String p = e.getKey();
             Connection c = e.getValue();
-            boolean want = regular.contains(p) || p.equals(optimistic);
+            boolean want = wanted.contains(p);
             if (want == !c.choked || !mayFlip(c, now)) {
                 continue;
             }
@@ -127,14 +150,14 @@ final class Choker {
         return new ChokeScheduler.Decisions(unchoke, choke);
     }
 
-    /** Whether this node chokes {@code peer}; unknown peers are choked. */
-    boolean isChoking(String peer) {
+    @Override
+    public boolean isChoking(String peer) {
         Connection c = connections.get(peer);
         return c == null || c.choked;
     }
 
-    /** The current optimistic unchoke, or null. */
-    String optimistic() {
+    @Override
+    public String optimistic() {
         return optimistic;
     }
 
