@@ -3,6 +3,7 @@ package io.s3broadcast.internal;
 import com.google.common.base.Ticker;
 import io.s3broadcast.FetchListener;
 import io.s3broadcast.Strategy;
+import io.s3broadcast.internal.cluster.ChokePolicy;
 import io.s3broadcast.internal.cluster.WorkSizing;
 import io.s3broadcast.metrics.BroadcastMetrics;
 import io.s3broadcast.registry.NodeRegistryProvider;
@@ -54,7 +55,11 @@ record Settings(
     static final Duration DEFAULT_LINGER = Duration.ofSeconds(30);
     static final Duration DEFAULT_CHOKE_INTERVAL = Duration.ofSeconds(10);
     static final int DEFAULT_UNCHOKE_SLOTS = 4;
+    /** Cooperative choking: up to 16 uploads at once, the optimistic one included. */
+    static final int DEFAULT_COOPERATIVE_UNCHOKE_SLOTS = 15;
     static final int DEFAULT_MAX_REQUESTS_PER_PEER = 8;
+    static final String DEFAULT_CHOKE_POLICY = ClusterConfig.COOPERATIVE;
+    static final Duration DEFAULT_REQUEST_QUEUE_TIME = Duration.ofSeconds(1);
 
     static Settings resolve(BroadcastBuilder b) {
         ConfigSource c = b.config;
@@ -105,6 +110,10 @@ record Settings(
         WorkSizing sizing = WorkSizing.withOverrides(WorkSizing.computed(connections), connections, explicitRange,
                 explicitWork);
         Ticker ticker = b.ticker != null ? b.ticker : Ticker.systemTicker();
+        String chokePolicy = c.parsed("chokePolicy", "cooperative or tit-for-tat",
+                v -> ChokePolicy.Kind.parse(v).toString()).orElse(DEFAULT_CHOKE_POLICY);
+        int unchokeSlots = c.positiveInt("unchokeSlots").orElse(chokePolicy.equals(ClusterConfig.COOPERATIVE)
+                ? DEFAULT_COOPERATIVE_UNCHOKE_SLOTS : DEFAULT_UNCHOKE_SLOTS);
         ClusterConfig cluster = new ClusterConfig(
                 registry,
                 b.nodeId != null ? b.nodeId : c.string("nodeId").orElseGet(Settings::defaultNodeId),
@@ -119,11 +128,13 @@ record Settings(
                 explicitWork != null ? explicitWork : DEFAULT_WORK_SIZE,
                 b.linger != null ? b.linger : c.duration("linger").orElse(DEFAULT_LINGER),
                 c.duration("chokeInterval").orElse(DEFAULT_CHOKE_INTERVAL),
-                c.positiveInt("unchokeSlots").orElse(DEFAULT_UNCHOKE_SLOTS),
+                unchokeSlots,
                 c.positiveInt("maxRequestsPerPeer").orElse(DEFAULT_MAX_REQUESTS_PER_PEER),
                 security(b, c, registry),
                 limits(c),
-                ticker);
+                ticker,
+                chokePolicy,
+                c.duration("requestQueueTime").orElse(DEFAULT_REQUEST_QUEUE_TIME));
         SourceConfig source = new SourceConfig(b.client, endpoint, region, b.credentials, pathStyle, httpClient,
                 connections, rangeSize, maxAttempts, initialBackoff, maxBackoff, stallTimeout, firstByteTimeout, headTimeout);
         List<FetchListener> listeners = new ArrayList<>(b.listeners);

@@ -1,6 +1,7 @@
 package io.s3broadcast.internal.cluster;
 
 import com.google.common.base.Ticker;
+import io.s3broadcast.spi.ClusterConfig;
 import java.time.Duration;
 import java.util.HashMap;
 import java.util.List;
@@ -206,6 +207,16 @@ public final class ChokeScheduler {
         public Builder random(Random random) {
             this.random = Objects.requireNonNull(random, "random");
             return this;
+        }
+
+        /**
+         * The settings of {@code config}: its ticker, choke policy and slots, its {@code chokeInterval} as the
+         * interval and the least time between flips, and twice it as the rate window.
+         */
+        public Builder configure(ClusterConfig config) {
+            return ticker(config.ticker()).policy(config.chokePolicy()).slots(config.unchokeSlots())
+                    .interval(config.chokeInterval()).minFlipInterval(config.chokeInterval())
+                    .rateWindow(config.chokeInterval().multipliedBy(2));
         }
 
         /** The policy. Default {@link ChokePolicy.Kind#TIT_FOR_TAT}. */

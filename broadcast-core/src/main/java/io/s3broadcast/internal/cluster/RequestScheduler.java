@@ -1,9 +1,13 @@
 package io.s3broadcast.internal.cluster;
 
+import com.google.common.base.Ticker;
 import io.s3broadcast.spi.Bitfield;
+import io.s3broadcast.spi.ClusterConfig;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.BitSet;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
@@ -22,10 +26,16 @@ import java.util.TreeMap;
  *     ({@link SourcePieces#isPending}: queued or in flight in the {@link WorkList}). That last rule is the
  *     overlap rule: a piece in flight from S3 is not also fetched from a peer, and neither is one the S3
  *     fetch is yet to take. The {@link PieceSelector} orders candidates (rarest first).
- * <li><b>Pipelining.</b> At most {@code maxRequestsPerPeer} requests are outstanding to one peer;
- *     {@link #nextRequests} returns only what fits in that budget. A request stays outstanding until the
- *     piece is stored, the peer rejects it or sends bad data ({@link #requestFailed}), the peer leaves,
- *     or it is cancelled.
+ * <li><b>Faster peers for the rarest pieces.</b> Once rates are measured, a peer that delivers at less
+ *     than half the rate of another peer asks first for the pieces no such faster peer holds, and only
+ *     then (selector order again) for pieces a faster peer could send: the rare pieces the faster peers
+ *     hold are left to them.
+ * <li><b>Pipelining.</b> At most {@link RequestDepth#depth} requests are outstanding to one peer, from
+ *     the rate it delivered pieces at over the rate window (a {@linkplain RequestDepth#fixed fixed}
+ *     {@code maxRequestsPerPeer} unless a depth policy is set), never more than
+ *     {@code maxRequestsPerPeer}; {@link #nextRequests} returns only what fits in that budget. A request
+ *     stays outstanding until the piece is stored, the peer rejects it or sends bad data
+ *     ({@link #requestFailed}), the peer leaves, or it is cancelled.
  * <li><b>Endgame.</b> Endgame holds when at least one piece is missing and every missing piece is in
  *     flight: requested from some peer or taken by the S3 fetch ({@link SourcePieces#isInFlight}). Then,
  *     once a peer's budget has room after ordinary candidates, duplicate requests are allowed: any missing
@@ -48,6 +58,11 @@ public final class RequestScheduler {
     private final PieceSelector selector;
     private final SourcePieces source;
     private final int maxRequestsPerPeer;
+    private final RequestDepth depth;
+    private final Ticker ticker;
+    private final Duration rateWindow;
+    /** Pieces each peer delivered, per second; made at the peer's first request. */
+    private final Map<String, RateMeter> delivered = new HashMap<>();
     /** Pieces requested from each peer; a TreeMap so cancel lists come out in peer order. */
     private final Map<String, BitSet> requested = new TreeMap<>();
     /** How many peers each piece is requested from. */
@@ -70,6 +85,9 @@ public final class RequestScheduler {
         this.selector = b.selector;
         this.source = b.source;
         this.maxRequestsPerPeer = b.maxRequestsPerPeer;
+        this.depth = b.depth != null ? b.depth : RequestDepth.fixed(b.maxRequestsPerPeer);
+        this.ticker = b.ticker;
+        this.rateWindow = b.rateWindow;
         this.requestCount = new int[pieceCount];
         this.requestedAny = new BitSet(pieceCount);
     }
@@ -92,6 +110,7 @@ public final class RequestScheduler {
     /** {@code peer} left: its pieces no longer count and its outstanding requests are dropped. */
     public synchronized void peerLeft(String peer) {
         availability.leave(peer);
+        delivered.remove(peer);
         BitSet mine = requested.remove(peer);
         if (mine != null) {
             for (int p = mine.nextSetBit(0); p >= 0; p = mine.nextSetBit(p + 1)) {
@@ -119,7 +138,8 @@ public final class RequestScheduler {
             return new int[0];
         }
         BitSet mine = requested.computeIfAbsent(peer, k -> new BitSet(pieceCount));
-        int budget = maxRequestsPerPeer - mine.cardinality();
+        delivered.computeIfAbsent(peer, k -> new RateMeter(ticker, rateWindow));
+        int budget = depth(peer) - mine.cardinality();
         if (budget <= 0) {
             return new int[0];
         }
@@ -131,7 +151,7 @@ public final class RequestScheduler {
                 candidates.clear(p);
             }
         }
-        int[] picked = selector.select(candidates, availability::count, budget);
+        int[] picked = selectLeavingFasterPeers(peer, candidates, budget);
         for (int p : picked) {
             request(mine, p);
         }
@@ -159,6 +179,43 @@ public final class RequestScheduler {
     }
 
     /**
+     * Up to {@code limit} of {@code candidates} in selector order, except that when faster peers are known
+     * (at least twice {@code peer}'s measured rate) the pieces none of them holds come first.
+     */
+    private int[] selectLeavingFasterPeers(String peer, BitSet candidates, int limit) {
+        RateMeter own = delivered.get(peer);
+        List<BitSet> faster = new ArrayList<>();
+        if (own != null && own.total() > 0) {
+            double rate = own.bytesPerSecond();
+            for (Map.Entry<String, RateMeter> e : delivered.entrySet()) {
+                RateMeter m = e.getValue();
+                if (!e.getKey().equals(peer) && m.total() > 0 && m.bytesPerSecond() >= 2 * rate) {
+                    faster.add(availability.pieces(e.getKey()));
+                }
+            }
+        }
+        if (faster.isEmpty()) {
+            return selector.select(candidates, availability::count, limit);
+        }
+        BitSet fasterHold = new BitSet(pieceCount);
+        for (BitSet b : faster) {
+            fasterHold.or(b);
+        }
+        BitSet onlyHere = (BitSet) candidates.clone();
+        onlyHere.andNot(fasterHold);
+        int[] first = selector.select(onlyHere, availability::count, limit);
+        if (first.length == limit) {
+            return first;
+        }
+        BitSet rest = (BitSet) candidates.clone();
+        rest.and(fasterHold);
+        int[] second = selector.select(rest, availability::count, limit - first.length);
+        int[] out = Arrays.copyOf(first, first.length + second.length);
+        System.arraycopy(second, 0, out, first.length, second.length);
+        return out;
+    }
+
+    /**
      * {@code piece} is stored and verified, delivered by peer {@code from} ({@code null} when it came from
      * S3 or elsewhere). Returns the requests for it still outstanding to other peers, in peer order: send
      * each a cancel. They are no longer counted as outstanding.
@@ -175,6 +232,11 @@ public final class RequestScheduler {
                 e.getValue().clear(piece);
                 if (!e.getKey().equals(from)) {
                     cancels.add(new PeerRequest(e.getKey(), piece));
+                } else {
+                    RateMeter m = delivered.get(from);
+                    if (m != null) {
+                        m.record(1);
+                    }
                 }
             }
         }
@@ -216,6 +278,23 @@ public final class RequestScheduler {
             }
         }
         return true;
+    }
+
+    /**
+     * Requests this node keeps outstanding to {@code peer} now: the {@link RequestDepth} for the rate the
+     * peer delivered at, at most {@code maxRequestsPerPeer}.
+     */
+    public synchronized int depth(String peer) {
+        RateMeter m = delivered.get(peer);
+        boolean measured = m != null && m.total() > 0;
+        int d = depth.depth(measured ? m.bytesPerSecond() : 0, measured);
+        return Math.max(1, Math.min(maxRequestsPerPeer, d));
+    }
+
+    /** Pieces per second {@code peer} delivered over the rate window; 0 before its first piece. */
+    public synchronized double piecesPerSecond(String peer) {
+        RateMeter m = delivered.get(peer);
+        return m == null ? 0 : m.bytesPerSecond();
     }
 
     /** Requests outstanding to {@code peer}. */
@@ -274,11 +353,23 @@ public final class RequestScheduler {
         /** Default requests outstanding per peer. */
         public static final int DEFAULT_MAX_REQUESTS_PER_PEER = 8;
 
+        /**
+         * Least depth of {@link #configure}'s adaptive depth, and its depth before a peer's first piece (a
+         * deeper start could outlast the request timeout on a link shared by many uploads).
+         */
+        public static final int ADAPTIVE_FLOOR = 2;
+
+        /** Default window over which a peer's delivery rate is measured. */
+        public static final Duration DEFAULT_RATE_WINDOW = Duration.ofSeconds(5);
+
         private final int pieceCount;
         private Bitfield have;
         private PieceSelector selector = PieceSelector.rarest();
         private SourcePieces source = SourcePieces.NONE;
         private int maxRequestsPerPeer = DEFAULT_MAX_REQUESTS_PER_PEER;
+        private RequestDepth depth;
+        private Ticker ticker = Ticker.systemTicker();
+        private Duration rateWindow = DEFAULT_RATE_WINDOW;
 
         private Builder(int pieceCount) {
             if (pieceCount < 0) {
@@ -311,6 +402,46 @@ public final class RequestScheduler {
                 throw new IllegalArgumentException("maxRequestsPerPeer must be > 0, was " + maxRequestsPerPeer);
             }
             this.maxRequestsPerPeer = maxRequestsPerPeer;
+            return this;
+        }
+
+        /**
+         * The settings of {@code config}: its {@code maxRequestsPerPeer} as the cap, its ticker, and the depth
+         * {@link RequestDepth#adaptive adaptive} over its {@code requestQueueTime} (from
+         * {@value #ADAPTIVE_FLOOR} requests, also before the first piece, up to the cap), or fixed at the cap
+         * when that is zero.
+         */
+        public Builder configure(ClusterConfig config) {
+            maxRequestsPerPeer(config.maxRequestsPerPeer());
+            ticker(config.ticker());
+            Duration queueTime = config.requestQueueTime();
+            return depth(queueTime.isZero() ? RequestDepth.fixed(config.maxRequestsPerPeer())
+                    : RequestDepth.adaptive(queueTime, Math.min(ADAPTIVE_FLOOR, config.maxRequestsPerPeer()),
+                            ADAPTIVE_FLOOR, config.maxRequestsPerPeer()));
+        }
+
+        /**
+         * The pipeline depth per peer, within {@code maxRequestsPerPeer}. Default
+         * {@code RequestDepth.fixed(maxRequestsPerPeer)}.
+         */
+        public Builder depth(RequestDepth depth) {
+            this.depth = Objects.requireNonNull(depth, "depth");
+            return this;
+        }
+
+        /** The clock of the peers' rate meters. Default the system ticker. */
+        public Builder ticker(Ticker ticker) {
+            this.ticker = Objects.requireNonNull(ticker, "ticker");
+            return this;
+        }
+
+        /** Window over which a peer's delivery rate is measured. Default 5 s. */
+        public Builder rateWindow(Duration rateWindow) {
+            Objects.requireNonNull(rateWindow, "rateWindow");
+            if (rateWindow.isZero() || rateWindow.isNegative()) {
+                throw new IllegalArgumentException("rateWindow must be > 0, was " + rateWindow);
+            }
+            this.rateWindow = rateWindow;
             return this;
         }
 
