@@ -114,4 +114,28 @@ class ConfigSourceTest {
         assertThat(s.cluster().limits().maxPendingConnections()).isEqualTo(64);
         assertThat(s.cluster().limits().requestTimeout()).isEqualTo(java.time.Duration.ofSeconds(30));
     }
+
+    @Test
+    void phaseTwoPoliciesDefaultToCooperativeAndFlipByProperty() {
+        Settings defaults = Settings.resolve(new BroadcastBuilder().config(new ConfigSource(Map.of(), Map.of())));
+        assertThat(defaults.cluster().chokePolicy()).isEqualTo("cooperative");
+        assertThat(defaults.cluster().unchokeSlots()).isEqualTo(15);
+        assertThat(defaults.cluster().requestQueueTime()).isEqualTo(java.time.Duration.ofSeconds(1));
+        assertThat(defaults.cluster().maxRequestsPerPeer()).isEqualTo(8);
+
+        Settings tft = Settings.resolve(new BroadcastBuilder().config(new ConfigSource(
+                Map.of("s3broadcast.chokePolicy", "Tit-For-Tat", "s3broadcast.requestQueueTime", "0"), Map.of())));
+        assertThat(tft.cluster().chokePolicy()).isEqualTo("tit-for-tat");
+        assertThat(tft.cluster().unchokeSlots()).isEqualTo(4);
+        assertThat(tft.cluster().requestQueueTime()).isZero();
+
+        Settings slots = Settings.resolve(new BroadcastBuilder().config(new ConfigSource(Map.of(),
+                Map.of("S3BROADCAST_CHOKE_POLICY", "cooperative", "S3BROADCAST_UNCHOKE_SLOTS", "7"))));
+        assertThat(slots.cluster().unchokeSlots()).isEqualTo(7);
+
+        BroadcastBuilder bad = new BroadcastBuilder().config(new ConfigSource(Map.of("s3broadcast.chokePolicy", "fair"),
+                Map.of()));
+        assertThatThrownBy(() -> Settings.resolve(bad)).hasMessageContaining("s3broadcast.chokePolicy")
+                .hasMessageContaining("cooperative or tit-for-tat");
+    }
 }
