@@ -38,15 +38,20 @@
  * node's S3 fetch is not going to deliver (the overlap rule: a piece in flight from S3 is not also fetched
  * from a peer), ordered by a {@link io.s3broadcast.internal.cluster.PieceSelector}
  * ({@code rarest()}, or {@code randomizedRarest(random)} with a random start among equally rare pieces),
- * at most {@code maxRequestsPerPeer} outstanding per peer. When every missing piece is in flight it
- * enters endgame: the last pieces may be requested from several peers, and a stored piece yields the
- * requests to cancel.
+ * as many outstanding per peer as its {@link io.s3broadcast.internal.cluster.RequestDepth} gives for the
+ * rate the peer delivered at (fixed, or adaptive: a queue time's worth), never more than
+ * {@code maxRequestsPerPeer}; a peer at least twice as fast gets the pieces it holds first. When every
+ * missing piece is in flight it enters endgame: the last pieces may be requested from several peers, and a
+ * stored piece yields the requests to cancel. {@link io.s3broadcast.internal.cluster.HaveBatcher} gathers
+ * the pieces stored in one event-loop turn so each peer gets their {@code HAVE}s with one flush.
  *
- * <p>{@link io.s3broadcast.internal.cluster.ChokeScheduler} (over the package-private {@code Choker} and
- * {@code RateMeter}) decides every interval whom to unchoke: the {@code k} interested peers with the
- * highest download rate over a sliding window (upload rate once seeding), plus one optimistic unchoke
- * drawn again every few intervals; never an uninterested peer, and never two flips of one connection
- * within the minimum flip interval.
+ * <p>{@link io.s3broadcast.internal.cluster.ChokeScheduler} (over a
+ * {@link io.s3broadcast.internal.cluster.ChokePolicy}, the package-private {@code Choker} and
+ * {@code RateMeter}) decides every interval whom to unchoke. Tit-for-tat: the {@code k} interested peers
+ * with the highest download rate over a sliding window (upload rate once seeding), plus one optimistic
+ * unchoke drawn again every few intervals. Cooperative: every interested peer up to {@code k + 1}, ranked
+ * by rate then fewest pieces when capped, one slot optimistic. Neither unchokes an uninterested peer, and
+ * neither flips one connection twice within the minimum flip interval.
  *
  * <h2>Threads</h2>
  *
