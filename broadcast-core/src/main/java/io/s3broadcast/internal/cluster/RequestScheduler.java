@@ -61,7 +61,7 @@ public final class RequestScheduler {
     private final RequestDepth depth;
     private final Ticker ticker;
     private final Duration rateWindow;
-    /** Pieces each peer delivered, per second; made at the peer's first request. */
+    /** Pieces each peer delivered, per second; made when the first piece is requested from it. */
     private final Map<String, RateMeter> delivered = new HashMap<>();
     /** Pieces requested from each peer; a TreeMap so cancel lists come out in peer order. */
     private final Map<String, BitSet> requested = new TreeMap<>();
@@ -138,7 +138,6 @@ public final class RequestScheduler {
             return new int[0];
         }
         BitSet mine = requested.computeIfAbsent(peer, k -> new BitSet(pieceCount));
-        delivered.computeIfAbsent(peer, k -> new RateMeter(ticker, rateWindow));
         int budget = depth(peer) - mine.cardinality();
         if (budget <= 0) {
             return new int[0];
@@ -153,7 +152,7 @@ public final class RequestScheduler {
         }
         int[] picked = selectLeavingFasterPeers(peer, candidates, budget);
         for (int p : picked) {
-            request(mine, p);
+            request(peer, mine, p);
         }
         if (picked.length == budget || !isEndgame()) {
             return picked;
@@ -172,7 +171,7 @@ public final class RequestScheduler {
         int[] out = Arrays.copyOf(picked, picked.length + extra);
         for (int i = 0; i < extra; i++) {
             int p = order[(int) keys[i]];
-            request(mine, p);
+            request(peer, mine, p);
             out[picked.length + i] = p;
         }
         return out;
@@ -329,7 +328,8 @@ public final class RequestScheduler {
         return availability.count(piece);
     }
 
-    private void request(BitSet mine, int piece) {
+    private void request(String peer, BitSet mine, int piece) {
+        delivered.computeIfAbsent(peer, k -> new RateMeter(ticker, rateWindow));
         mine.set(piece);
         requestCount[piece]++;
         requestedAny.set(piece);
