@@ -39,7 +39,8 @@ import java.util.TreeMap;
  * <li><b>Endgame.</b> Endgame holds when at least one piece is missing and every missing piece is in
  *     flight: requested from some peer or taken by the S3 fetch ({@link SourcePieces#isInFlight}). Then,
  *     once a peer's budget has room after ordinary candidates, duplicate requests are allowed: any missing
- *     piece the peer holds and was not yet asked for, fewest outstanding requests first, then in selector
+ *     piece the peer holds and was not yet asked for, fewest outstanding requests first, then the piece
+ *     whose fastest requester delivers slowest (an unmeasured one counts as slowest), then in selector
  *     order. When a piece is stored, {@link #pieceStored} returns every other request for it, to cancel.
  * </ul>
  *
@@ -161,20 +162,45 @@ public final class RequestScheduler {
         duplicates.andNot(have);
         duplicates.andNot(mine);
         int[] order = selector.select(duplicates, availability::count, duplicates.cardinality());
-        // Fewest outstanding requests first; the index keeps the selector's order within equal counts.
-        long[] keys = new long[order.length];
+        double[] holderRate = fastestRequester(duplicates);
+        // Fewest outstanding requests first, then the piece whose fastest requester is slowest (the one
+        // likely to arrive last); the index keeps the selector's order within equal keys.
+        Integer[] idx = new Integer[order.length];
         for (int i = 0; i < order.length; i++) {
-            keys[i] = ((long) requestCount[order[i]] << 32) | i;
+            idx[i] = i;
         }
-        Arrays.sort(keys);
-        int extra = Math.min(budget - picked.length, keys.length);
+        Arrays.sort(idx, java.util.Comparator.<Integer>comparingInt(i -> requestCount[order[i]])
+                .thenComparingDouble(i -> holderRate[order[i]])
+                .thenComparingInt(i -> i));
+        int extra = Math.min(budget - picked.length, idx.length);
         int[] out = Arrays.copyOf(picked, picked.length + extra);
         for (int i = 0; i < extra; i++) {
-            int p = order[(int) keys[i]];
+            int p = order[idx[i]];
             request(peer, mine, p);
             out[picked.length + i] = p;
         }
         return out;
+    }
+
+    /**
+     * For each piece of {@code pieces}, the highest delivery rate among the peers it is requested from
+     * (0 when none of them is measured or nobody is asked: such a piece is at most risk); other entries 0.
+     */
+    private double[] fastestRequester(BitSet pieces) {
+        double[] best = new double[pieceCount];
+        for (Map.Entry<String, BitSet> e : requested.entrySet()) {
+            RateMeter m = delivered.get(e.getKey());
+            double rate = m == null || m.total() == 0 ? 0 : m.bytesPerSecond();
+            if (rate == 0) {
+                continue;
+            }
+            BitSet both = (BitSet) e.getValue().clone();
+            both.and(pieces);
+            for (int p = both.nextSetBit(0); p >= 0; p = both.nextSetBit(p + 1)) {
+                best[p] = Math.max(best[p], rate);
+            }
+        }
+        return best;
     }
 
     /**

@@ -99,6 +99,29 @@ class RequestDepthTest {
         assertThat(r.outstanding("y")).isZero();
     }
 
+    @Test
+    void endgameDuplicatesFirstThePieceOutstandingAtTheSlowestPeer() {
+        RequestScheduler r = RequestScheduler.builder(8).ticker(time.ticker()).have(bits(8, 0, 1))
+                .depth(RequestDepth.fixed(1)).build();
+        r.peerBitfield("fast", bits(8, 2, 3, 4, 6));
+        r.peerBitfield("slow", bits(8, 5, 7));
+        assertThat(r.nextRequests("slow")).containsExactly(5);
+        for (int piece : new int[] {2, 3, 4}) { // fast delivers 3 pieces in the second slow delivers 1
+            assertThat(r.nextRequests("fast")).containsExactly(piece);
+            time.advance(Duration.ofMillis(250));
+            r.pieceStored(piece, "fast");
+        }
+        assertThat(r.nextRequests("fast")).containsExactly(6);
+        time.advance(Duration.ofMillis(250));
+        r.pieceStored(5, "slow");
+        assertThat(r.nextRequests("slow")).containsExactly(7);
+        assertThat(r.isEndgame()).isTrue();
+        // A third peer holding both: the piece outstanding at the slow peer is duplicated first.
+        r.peerBitfield("third", bits(8, 6, 7));
+        assertThat(r.nextRequests("third")).containsExactly(7);
+        assertThat(r.pieceStored(7, "third")).containsExactly(new PeerRequest("slow", 7));
+    }
+
     /** {@code peer} delivers {@code perSecond} pieces a second for {@code span}, kept asked to its depth. */
     private void deliver(RequestScheduler r, String peer, int perSecond, Duration span) {
         long steps = span.toMillis() * perSecond / 1000;
