@@ -219,15 +219,11 @@ final class NodeRun implements ClusterRun, GroupRouter.Target {
                         return phase1.workList().isInFlight(piece);
                     }
                 })
-                .maxRequestsPerPeer(config.maxRequestsPerPeer())
+                .configure(config)
                 .build();
         this.choke = ChokeScheduler.builder()
-                .ticker(ticker)
+                .configure(config)
                 .random(new Random(seed(config.nodeId(), 3)))
-                .slots(config.unchokeSlots())
-                .interval(config.chokeInterval())
-                .minFlipInterval(config.chokeInterval())
-                .rateWindow(config.chokeInterval().multipliedBy(2))
                 .build();
         this.s3Listener = new SourceListener() {
             @Override
