@@ -81,9 +81,10 @@ final class SingleCommand implements Callable<Integer> {
                     + " both (default: ${DEFAULT-VALUE}, Broadcast's default).")
     Integer connections;
 
-    @Option(names = "--range-size", paramLabel = "SIZE", converter = ByteSize.Converter.class, defaultValue = "32MiB",
+    @Option(names = "--range-size", paramLabel = "SIZE", converter = ByteSize.Converter.class,
             description = "Bytes per ranged GET for ours and minimumPartSizeInBytes for the Transfer Manager, the"
-                    + " same for both (default: ${DEFAULT-VALUE}, Broadcast's default).")
+                    + " same for both (default: each its own: Broadcast sizes ranges from the object and its"
+                    + " connections, the Transfer Manager uses 8 MiB parts).")
     Long rangeSize;
 
     @Option(names = "--piece-size", paramLabel = "SIZE", converter = ByteSize.Converter.class,
