@@ -8,10 +8,8 @@ import java.util.Map;
 /** What this node knows of one connected peer. On the run's loop only. */
 final class Peer {
     final String id;
-    /** The connection, for the components (a fake in unit tests). */
+    /** The connection: a {@link PeerHandler}, or a fake in unit tests. */
     final PeerLink link;
-    /** The same connection as a Netty handler, or null when {@link #link} is a test's fake. */
-    final PeerHandler handler;
     boolean peerChoking = true;
     boolean amInterested;
     boolean peerInterested;
@@ -27,19 +25,9 @@ final class Peer {
     boolean bitfieldReceived;
     int requestTimeouts;
 
-    Peer(String id, PeerHandler handler, int pieceCount) {
-        this(id, handler, handler, pieceCount);
-    }
-
-    /** A peer on a fake link, for unit tests of the components. */
     Peer(String id, PeerLink link, int pieceCount) {
-        this(id, link, null, pieceCount);
-    }
-
-    private Peer(String id, PeerLink link, PeerHandler handler, int pieceCount) {
         this.id = id;
         this.link = link;
-        this.handler = handler;
         this.has = new Bitfield(pieceCount);
     }
 
@@ -51,6 +39,6 @@ final class Peer {
 
     @Override
     public String toString() {
-        return handler != null ? handler.toString() : "peer " + id;
+        return link instanceof PeerHandler ? link.toString() : "peer " + id;
     }
 }

@@ -150,6 +150,11 @@ final class PeerHandler extends ChannelInboundHandlerAdapter implements PeerLink
     }
 
     @Override
+    public int maxFrameLength() {
+        return peerMaxFrameLength;
+    }
+
+    @Override
     public void goodbye(Goodbye.Reason reason, String detail) {
         ctx.writeAndFlush(new Goodbye(reason, detail)).addListener(ChannelFutureListener.CLOSE);
     }

@@ -4,7 +4,8 @@ import io.s3broadcast.p2p.protocol.Goodbye;
 import io.s3broadcast.p2p.protocol.PeerMessage;
 
 /**
- * What the run's components need of one peer connection: sending messages and closing it with a reason.
+ * What the run's components need of one peer connection: sending messages (within the peer's frame limit)
+ * and closing it with a reason.
  * {@link PeerHandler} is the real one; unit tests use a fake that records what was sent.
  */
 interface PeerLink {
@@ -16,6 +17,9 @@ interface PeerLink {
     void write(PeerMessage message);
 
     void flush();
+
+    /** The largest frame the peer accepts (from its handshake): bounds what may be sent to it in one message. */
+    int maxFrameLength();
 
     /** Says {@code GOODBYE(reason, detail)} and closes the connection once it is written. */
     void goodbye(Goodbye.Reason reason, String detail);

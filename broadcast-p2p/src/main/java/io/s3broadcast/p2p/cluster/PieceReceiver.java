@@ -94,6 +94,20 @@ final class PieceReceiver {
         this.run = run;
     }
 
+    /**
+     * A {@code PIECE} from {@code p}: dropped unless asked for (or cancelled since), so what a peer can make this
+     * node hold is bounded by the requests it has outstanding to that peer; else no longer outstanding, and
+     * checked. This method owns it.
+     */
+    void arrived(Peer p, Piece piece) {
+        if (!p.asked.get(piece.piece())) {
+            piece.release();
+            return;
+        }
+        p.unask(piece.piece());
+        arrived(p.id, piece);
+    }
+
     /** {@code piece}, asked of {@code from}, arrived: this method owns it (released once checked). */
     void arrived(String from, Piece piece) {
         int index = piece.piece();

@@ -1,10 +1,14 @@
 package io.s3broadcast.p2p.cluster;
 
+import io.s3broadcast.BroadcastException;
+import io.s3broadcast.registry.AdvertisedAddress;
 import io.s3broadcast.registry.Membership;
 import io.s3broadcast.registry.MembershipListener;
 import io.s3broadcast.registry.NodeInfo;
 import io.s3broadcast.registry.NodeRegistry;
 import io.s3broadcast.registry.StaticRegistry;
+import io.s3broadcast.spi.PeerSecurity;
+import java.net.InetSocketAddress;
 import java.time.Duration;
 import java.util.HashSet;
 import java.util.Set;
@@ -43,6 +47,31 @@ final class RegistrySession {
 
     RegistrySession(ScheduledExecutorService timer) {
         this.timer = timer;
+    }
+
+    /** The group secret: configured, or the registry's ({@code r}, named {@code name}); null when insecure. */
+    static byte[] secret(PeerSecurity security, NodeRegistry r, String name) {
+        if (security.insecure()) {
+            return null;
+        }
+        if (security.secret() != null) {
+            return security.secret();
+        }
+        return r.groupSecret().orElseThrow(() -> new BroadcastException("no group secret: the registry "
+                + name + " cannot hold one, so configure it (Broadcast.builder().secret(...),"
+                + " s3broadcast.secret, S3BROADCAST_SECRET or the CLI's --secret-file), or run insecure()"
+                + " / --insecure on a trusted network"));
+    }
+
+    /** The host this node registers: {@code configured}, else the listen address, else one chosen. */
+    static String advertisedHost(String configured, InetSocketAddress listen) {
+        if (configured != null) {
+            return configured;
+        }
+        if (!listen.getAddress().isAnyLocalAddress()) {
+            return listen.getAddress().getHostAddress();
+        }
+        return AdvertisedAddress.choose().host();
     }
 
     /** Starts {@code r} (blocking); false, and {@code r} closed, when this session was closed meanwhile. */

@@ -13,6 +13,8 @@ final class FakeLink implements PeerLink {
     final List<PeerMessage> sent = new ArrayList<>();
     Goodbye goodbye;
     int flushes;
+    /** The frame limit the fake peer announced. */
+    int maxFrameLength = 1 << 20;
 
     /** A peer with id {@code id} on a new fake link. */
     static Peer peer(String id, int pieceCount) {
@@ -37,6 +39,11 @@ final class FakeLink implements PeerLink {
     @Override
     public void flush() {
         flushes++;
+    }
+
+    @Override
+    public int maxFrameLength() {
+        return maxFrameLength;
     }
 
     @Override

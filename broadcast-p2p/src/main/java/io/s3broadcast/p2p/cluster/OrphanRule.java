@@ -1,0 +1,140 @@
+package io.s3broadcast.p2p.cluster;
+
+import com.google.common.base.Ticker;
+import io.s3broadcast.internal.cluster.Shares;
+import io.s3broadcast.spi.Bitfield;
+import io.s3broadcast.spi.PieceRun;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
+import java.util.function.BooleanSupplier;
+import java.util.function.Consumer;
+import java.util.function.IntPredicate;
+import java.util.function.IntSupplier;
+import java.util.function.Supplier;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The end-of-run rule (paper 000, failures): once phase 1 is over everywhere this node can see (its own list
+ * empty, every member connected, every peer reporting no works left) and that has held for {@link #SETTLE_NANOS}
+ * (messages in flight settle), pieces that this node lacks, that no connected peer holds (or nobody vouched for)
+ * and that nobody is to fetch (a dead node's unfinished works, gaps between views of the membership) are fetched
+ * from S3. The nodes that are not done share them out deterministically ({@link Shares#reassign}, survivors in
+ * node id order), so each orphan is read about once; when orphans remain after a round without anyone
+ * advertising work, views disagree and this node takes them all. Pieces under a check from S3 are not orphans.
+ * A member not connected yet holds the rule back until the connect grace ({@link Membership}) has passed: then it
+ * counts as gone. On the run's loop only; time is the injected ticker's.
+ */
+final class OrphanRule {
+
+    private static final Logger LOG = LoggerFactory.getLogger(OrphanRule.class);
+
+    /** How long the orphan condition must hold before orphans are taken (messages in flight settle). */
+    static final long SETTLE_NANOS = TimeUnit.MILLISECONDS.toNanos(300);
+
+    private final Supplier<String> self;
+    private final int pieceCount;
+    private final Map<String, Peer> peers;
+    private final Membership membership;
+    private final Ticker ticker;
+    private final BooleanSupplier ownPhase1Over;
+    private final Supplier<Bitfield> have;
+    private final IntPredicate accountedFor;
+    private final IntSupplier workPieces;
+    private final Consumer<List<PieceRun>> take;
+    private long since = -1;
+    private int rounds;
+
+    /**
+     * @param self this node's id
+     * @param peers the run's connected peers, by id
+     * @param ownPhase1Over whether this node's own phase 1 is over: nothing left, fetching or asked for
+     * @param have the pieces this node holds
+     * @param accountedFor whether a piece this node lacks is no orphan: still to be fetched from S3 by this node,
+     *     under a check from S3, or held by a connected peer and vouched for (so it can be checked)
+     * @param workPieces pieces per work of this node's reads
+     * @param take hands this node's part of the orphans to its S3 fetch
+     */
+    OrphanRule(Supplier<String> self, int pieceCount, Map<String, Peer> peers, Membership membership, Ticker ticker,
+            BooleanSupplier ownPhase1Over, Supplier<Bitfield> have, IntPredicate accountedFor, IntSupplier workPieces,
+            Consumer<List<PieceRun>> take) {
+        this.self = self;
+        this.pieceCount = pieceCount;
+        this.peers = peers;
+        this.membership = membership;
+        this.ticker = ticker;
+        this.ownPhase1Over = ownPhase1Over;
+        this.have = have;
+        this.accountedFor = accountedFor;
+        this.workPieces = workPieces;
+        this.take = take;
+    }
+
+    /** Every member is connected and every peer last reported an empty work list. */
+    boolean peersOutOfWork() {
+        if (membership.anyPending()) {
+            return false;
+        }
+        for (Peer p : peers.values()) {
+            if (p.worksLeft != 0) {
+                return false;
+            }
+        }
+        return true;
+    }
+
+    /** A peer advertised works left: the next round shares orphans out again. */
+    void peerHasWork() {
+        rounds = 0;
+    }
+
+    /** Looks for orphans (every housekeeping tick); takes this node's part once the condition held long enough. */
+    void check() {
+        if (!ownPhase1Over.getAsBoolean() || !peersOutOfWork()) {
+            since = -1;
+            return;
+        }
+        Bitfield orphans = orphans();
+        if (orphans.cardinality() == 0) {
+            since = -1;
+            return;
+        }
+        long now = ticker.read();
+        if (since < 0) {
+            since = now;
+            return;
+        }
+        if (now - since < SETTLE_NANOS) {
+            return;
+        }
+        since = -1;
+        List<String> survivors = new ArrayList<>();
+        survivors.add(self.get());
+        for (Peer p : peers.values()) {
+            if (!p.done) {
+                survivors.add(p.id);
+            }
+        }
+        survivors.sort(null);
+        boolean all = rounds++ > 0;
+        int n = all ? 1 : survivors.size();
+        List<PieceRun> mine = Shares.reassign(orphans, new Bitfield(pieceCount), n, workPieces.getAsInt())
+                .get(all ? 0 : survivors.indexOf(self.get()));
+        LOG.info("{}: {} pieces nobody has or will fetch; this node fetches {} of them from S3{}", self.get(),
+                orphans.cardinality(), mine.stream().mapToInt(PieceRun::count).sum(), all ? " (all: views disagree)" : "");
+        take.accept(mine);
+    }
+
+    private Bitfield orphans() {
+        Bitfield held = have.get();
+        Bitfield orphans = new Bitfield(pieceCount);
+        for (int p = held.nextClear(0); p >= 0; p = held.nextClear(p + 1)) {
+            if (!accountedFor.test(p)) {
+                orphans.set(p);
+            }
+        }
+        return orphans;
+    }
+}

@@ -1,0 +1,98 @@
+package io.s3broadcast.p2p.cluster;
+
+import io.s3broadcast.internal.cluster.RequestScheduler;
+import io.s3broadcast.p2p.protocol.Cancel;
+import io.s3broadcast.p2p.protocol.Digests;
+import io.s3broadcast.p2p.protocol.Have;
+import io.s3broadcast.p2p.protocol.NotInterested;
+import java.util.Map;
+import java.util.function.BooleanSupplier;
+import java.util.function.IntFunction;
+
+/**
+ * A piece is in the store, from S3 or from a peer (paper 000, sec. 4.2): the work list marks it, requests for it
+ * still outstanding to other peers (endgame duplicates) are cancelled, every peer hears {@code HAVE} (after the
+ * {@code DIGESTS} vouching for it when this node read it from S3) and {@code NOT_INTERESTED} when it has nothing
+ * more this node wants, the works left are advertised; the last piece completes the run unless pieces are under a
+ * check from S3 (they may turn out wrong); a piece from S3 keeps phase 1 going and, once phase 2 is open or in the
+ * endgame, sends requests. On the run's loop only.
+ */
+final class PieceStored {
+
+    /** The signed {@code DIGESTS} announcing this node's read of a piece from S3. */
+    @FunctionalInterface
+    interface Announcer {
+        Digests announce(int piece, byte[] own);
+    }
+
+    private final Map<String, Peer> peers;
+    private final RequestScheduler requests;
+    private final ShareFetcher phase1;
+    private final PieceExchange exchange;
+    private final BooleanSupplier closing;
+    private final IntFunction<byte[]> ownRead;
+    private final Announcer announcer;
+    private final BooleanSupplier checksIdle;
+    private final Runnable complete;
+
+    /**
+     * @param peers the run's connected peers, by id
+     * @param closing whether the run is stopping: nothing more is announced
+     * @param ownRead this node read a piece from S3: its digest becomes the truth ({@link DigestExchange#ownRead})
+     * @param checksIdle whether no piece is under a check from S3 ({@link Disputes#idle})
+     * @param complete completes the run
+     */
+    PieceStored(Map<String, Peer> peers, RequestScheduler requests, ShareFetcher phase1, PieceExchange exchange,
+            BooleanSupplier closing, IntFunction<byte[]> ownRead, Announcer announcer, BooleanSupplier checksIdle,
+            Runnable complete) {
+        this.peers = peers;
+        this.requests = requests;
+        this.phase1 = phase1;
+        this.exchange = exchange;
+        this.closing = closing;
+        this.ownRead = ownRead;
+        this.announcer = announcer;
+        this.checksIdle = checksIdle;
+        this.complete = complete;
+    }
+
+    /** {@code piece} is in the store, from S3 ({@code from} null) or from peer {@code from}. */
+    void stored(int piece, String from) {
+        if (closing.getAsBoolean()) {
+            return;
+        }
+        byte[] own = from == null ? ownRead.apply(piece) : null;
+        phase1.pieceStored(piece, from == null);
+        for (RequestScheduler.PeerRequest cancel : requests.pieceStored(piece, from)) {
+            Peer p = peers.get(cancel.peer());
+            if (p != null) {
+                p.unask(piece);
+                p.link.send(new Cancel(piece));
+            }
+        }
+        for (Peer p : peers.values()) {
+            // Every peer, done or not: a peer checks our DONE and WORKS_LEFT against the pieces we announced.
+            if (own != null) {
+                p.link.write(announcer.announce(piece, own));
+            }
+            p.link.send(new Have(piece));
+            if (p.amInterested && !requests.isInteresting(p.id)) {
+                p.amInterested = false;
+                p.link.send(NotInterested.INSTANCE);
+            }
+        }
+        phase1.advertiseWorks();
+        if (requests.isComplete()) {
+            if (checksIdle.getAsBoolean()) {
+                complete.run();
+            }
+            return;
+        }
+        if (from == null) {
+            phase1.pump();
+            if (phase1.phase2Allowed() || requests.isEndgame()) {
+                exchange.pumpAll();
+            }
+        }
+    }
+}

@@ -1,0 +1,308 @@
+package io.s3broadcast.p2p.cluster;
+
+import io.netty.channel.ChannelFutureListener;
+import io.netty.channel.EventLoop;
+import io.s3broadcast.internal.cluster.ChokeScheduler;
+import io.s3broadcast.internal.cluster.ClusterPlan;
+import io.s3broadcast.internal.cluster.PieceSelector;
+import io.s3broadcast.internal.cluster.RequestScheduler;
+import io.s3broadcast.internal.cluster.SourcePieces;
+import io.s3broadcast.p2p.protocol.BitfieldMessage;
+import io.s3broadcast.p2p.protocol.Choke;
+import io.s3broadcast.p2p.protocol.Digests;
+import io.s3broadcast.p2p.protocol.Done;
+import io.s3broadcast.p2p.protocol.GiveWorkRequest;
+import io.s3broadcast.p2p.protocol.GiveWorkResponse;
+import io.s3broadcast.p2p.protocol.Goodbye;
+import io.s3broadcast.p2p.protocol.Have;
+import io.s3broadcast.p2p.protocol.Interested;
+import io.s3broadcast.p2p.protocol.MessageType;
+import io.s3broadcast.p2p.protocol.NotInterested;
+import io.s3broadcast.p2p.protocol.PeerMessage;
+import io.s3broadcast.p2p.protocol.Piece;
+import io.s3broadcast.p2p.protocol.Reject;
+import io.s3broadcast.p2p.protocol.Unchoke;
+import io.s3broadcast.p2p.protocol.WorksLeft;
+import io.s3broadcast.spi.Bitfield;
+import io.s3broadcast.spi.ClusterConfig;
+import io.s3broadcast.spi.ClusterTask;
+import io.s3broadcast.spi.PieceRun;
+import io.s3broadcast.spi.PieceStore;
+import io.s3broadcast.spi.SourceListener;
+import java.security.SecureRandom;
+import java.util.List;
+import java.util.Map;
+import java.util.Random;
+import java.util.Set;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The components of one {@link NodeRun}, made and wired together: each gets its collaborators, the run's loop or
+ * ticker, and what it asks of the run (the run's package-private methods) through its constructor. Only the
+ * wiring is here; each rule lives in its component.
+ */
+final class RunParts {
+
+    private static final Logger LOG = LoggerFactory.getLogger(RunParts.class);
+
+    final RegistrySession registry;
+    final Membership membership;
+    final BanList banned;
+    final Disputes disputes;
+    final DigestExchange digests;
+    final PieceReceiver receiver;
+    final Repairs repairs;
+    final ClusterPlan plan;
+    final ShareFetcher phase1;
+    final RequestScheduler requests;
+    final ChokeScheduler choke;
+    final PieceExchange exchange;
+    final ChokeDriver chokeDriver;
+    final Linger linger;
+    final PeerChannels channels;
+    final PieceServer server;
+    final Dialer dialer;
+    final OrphanRule orphans;
+    final PeerClaims claims;
+    final PeerGreeting greeting;
+    final PieceStored stored;
+    final MessageDispatch dispatch;
+
+    RunParts(NodeRun run, PeerCluster cluster, ClusterTask task, EventLoop loop, Map<String, Peer> peers,
+            Set<String> exchangedWith) {
+        ClusterConfig config = cluster.config();
+        PieceStore store = task.store();
+        int pieceCount = store.layout().pieceCount();
+        PieceServing serving = cluster.serving();
+        // First-hand digests: this node's own S3 reads and what peers vouched for.
+        Vouches vouches = new Vouches(pieceCount);
+        store.keepDigests();
+        registry = new RegistrySession(cluster.timer());
+        membership = new Membership(config.ticker(), NodeRun.CONNECT_GRACE_NANOS);
+        Map<String, ?> members = membership.members();
+        banned = new BanList(NodeRun.BAN_THRESHOLD, run::self, run::sentence);
+        disputes = new Disputes(run::self, run.group().toString(), store, vouches, run::expected, banned,
+                pieces -> SourceCheck.fetch(task, pieces), run::execute, cluster.disk(), disputesRun(run, task));
+        digests = new DigestExchange(store, vouches, members::containsKey, serving,
+                (first, d) -> run.pipeline().signDigests(first, d), (d, peer) -> run.pipeline().verify(d, peer), disputes);
+        receiver = new PieceReceiver(run::self, store, run::expected, vouches, members::containsKey, banned,
+                disputes, cluster.disk(), run::execute, receiverRun(run, peers));
+        repairs = new Repairs(run::self, store.layout(), vouches, disputes, members::size, SecureRandom::new,
+                samples -> SpotCheck.run(samples, task.source(), task.object(), store, cluster.disk(), task.listener()),
+                run::execute);
+        plan = ClusterPlan.of(task.strategy());
+        SourceListener s3Listener = s3Listener(run, task);
+        phase1 = new ShareFetcher(config.nodeId(), plan, pieceCount, new Random(seed(config.nodeId(), 1)),
+                phaseOneRun(run, peers), (queue, reads) -> task.source().fetch(task.object(), queue, store, s3Listener,
+                reads), run::execute, loop, config.ticker());
+        requests = RequestScheduler.builder(pieceCount)
+                .have(store.bitfield())
+                .selector(PieceSelector.randomizedRarest(new Random(seed(config.nodeId(), 2))))
+                .source(new SourcePieces() {
+                    // A piece nobody vouched for (or peers dispute) is not requested: it could not be checked.
+                    @Override
+                    public boolean isPending(int piece) {
+                        return phase1.workList().isPending(piece) || run.expected(piece) == null;
+                    }
+
+                    @Override
+                    public boolean isInFlight(int piece) {
+                        return phase1.workList().isInFlight(piece);
+                    }
+                })
+                .configure(config)
+                .build();
+        choke = ChokeScheduler.builder()
+                .configure(config)
+                .random(new Random(seed(config.nodeId(), 3)))
+                .build();
+        exchange = new PieceExchange(peers, requests, config.ticker(), config.limits().requestTimeout(),
+                () -> !run.closing() && !run.isComplete() && phase1.phase2Allowed(), () -> !run.isComplete(),
+                piece -> run.expected(piece) != null, run::misbehaved, run::self);
+        chokeDriver = new ChokeDriver(choke, peers, loop, config.unchokeSlots());
+        linger = new Linger(peers, loop, config.linger(), membership::anyPending, run::finish);
+        channels = new PeerChannels(loop, cluster.tls(), run::pipeline, p -> LinkEmulation.apply(run.self(), p));
+        server = new PieceServer(store, serving, choke, banned::contains, disputes.quarantine(), exchangedWith,
+                config.maxRequestsPerPeer(), run::closing);
+        dialer = new Dialer(run::self, membership, peers, banned::contains, loop,
+                (node, failed) -> channels.dial(node, new PeerHandler(run, node, config.limits().serveBytesPerSecond()))
+                        .addListener((ChannelFutureListener) f -> {
+                            if (!f.isSuccess()) {
+                                run.execute(failed);
+                            }
+                        }),
+                run::closing, () -> run.isComplete() && linger.allPeersDone());
+        orphans = new OrphanRule(run::self, pieceCount, peers, membership, config.ticker(), phase1::overEverywhere,
+                store::bitfield, piece -> phase1.workList().isPending(piece) || disputes.isChecking(piece)
+                        || (requests.availability(piece) > 0 && run.expected(piece) != null),
+                () -> phase1.sizing().workPieces(), phase1::take);
+        claims = new PeerClaims(pieceCount, exchange, phase1, orphans, run::misbehaved, () -> {
+            phase1.checkPhase2Start();
+            run.checkLingerEnd();
+        });
+        greeting = new PeerGreeting(store::bitfield, phase1, digests::ownDigests, run::isComplete);
+        stored = new PieceStored(peers, requests, phase1, exchange, run::closing, digests::ownRead, digests::announce,
+                disputes::idle, run::complete);
+        dispatch = new MessageDispatch()
+                .on(MessageType.PIECE, Piece.class, receiver::arrived)
+                .on(MessageType.BITFIELD, BitfieldMessage.class, exchange::bitfield)
+                .on(MessageType.HAVE, Have.class, exchange::have)
+                .on(MessageType.CHOKE, Choke.class, (p, m) -> exchange.choked(p))
+                .on(MessageType.UNCHOKE, Unchoke.class, (p, m) -> exchange.unchoked(p))
+                .on(MessageType.REJECT, Reject.class, exchange::rejected)
+                .on(MessageType.INTERESTED, Interested.class, (p, m) -> chokeDriver.interested(p, true))
+                .on(MessageType.NOT_INTERESTED, NotInterested.class, (p, m) -> chokeDriver.interested(p, false))
+                .on(MessageType.DONE, Done.class, (p, m) -> claims.done(p))
+                .on(MessageType.WORKS_LEFT, WorksLeft.class, claims::worksLeft)
+                .on(MessageType.GIVE_WORK_REQUEST, GiveWorkRequest.class, (p, g) -> phase1.giveWorkRequested(p.id,
+                        g.requestId(), GiveWorkResponse.maxWorks(p.link.maxFrameLength())))
+                .on(MessageType.GIVE_WORK_RESPONSE, GiveWorkResponse.class, (p, g) -> {
+                    if (!phase1.giveWorkAnswered(p.id, g.requestId(), g.works(), store::hasPiece)) {
+                        run.misbehaved(p, "sent GIVE_WORK_RESPONSE " + g.requestId() + " that this node did not ask for");
+                    }
+                })
+                .on(MessageType.DIGESTS, Digests.class, (p, d) -> {
+                    if (digests.received(p.id, d)) {
+                        exchange.pumpAll();
+                    }
+                })
+                .on(MessageType.GOODBYE, Goodbye.class, (p, g) -> {
+                    LOG.debug("{}: {} says goodbye: {} {}", run.self(), p.id, g.reason(), g.detail());
+                    if (g.reason() == Goodbye.Reason.PROTOCOL_ERROR || g.reason() == Goodbye.Reason.BAD_PIECE) {
+                        banned.add(p.id); // it banned us (or we broke the protocol): neither side wants this again
+                    }
+                });
+    }
+
+    /** The S3 fetch's events: to the listener, and each stored piece to the run's loop. */
+    private static SourceListener s3Listener(NodeRun run, ClusterTask task) {
+        return new SourceListener() {
+            @Override
+            public void bytesReceived(long bytes) {
+                task.listener().bytesReceived(bytes);
+            }
+
+            @Override
+            public void pieceStored(int piece) {
+                task.listener().pieceStored(piece);
+                run.execute(() -> run.stored(piece, null));
+            }
+
+            @Override
+            public void retrying(PieceRun r, int attempt, long delayMillis, Throwable cause) {
+                task.listener().retrying(r, attempt, delayMillis, cause);
+            }
+        };
+    }
+
+    /** What phase 1 sees of the run: the connected peers, their work lists, and the phase-2 start. */
+    private ShareFetcher.Run phaseOneRun(NodeRun run, Map<String, Peer> peers) {
+        return new ShareFetcher.Run() {
+            @Override
+            public Set<String> peers() {
+                return peers.keySet();
+            }
+
+            @Override
+            public boolean send(String peer, PeerMessage msg) {
+                Peer p = peers.get(peer);
+                if (p == null) {
+                    return false;
+                }
+                p.link.send(msg);
+                return true;
+            }
+
+            @Override
+            public boolean peersOutOfWork() {
+                return orphans.peersOutOfWork();
+            }
+
+            @Override
+            public void phase2Starts() {
+                exchange.pumpAll();
+            }
+
+            @Override
+            public void failed(Throwable error) {
+                run.fail(error);
+            }
+        };
+    }
+
+    /** How the run takes what {@link Disputes} settles. */
+    private Disputes.Run disputesRun(NodeRun run, ClusterTask task) {
+        return new Disputes.Run() {
+            @Override
+            public void pieceAdded(int piece) {
+                task.listener().pieceStored(piece);
+                run.stored(piece, null);
+            }
+
+            @Override
+            public void checksEnded() {
+                if (!run.closing() && !run.isComplete() && requests.isComplete()) {
+                    run.complete();
+                }
+            }
+
+            @Override
+            public void failed(Throwable error) {
+                run.fail(error);
+            }
+        };
+    }
+
+    /** How the run takes what {@link PieceReceiver} judges. */
+    private PieceReceiver.Run receiverRun(NodeRun run, Map<String, Peer> peers) {
+        return new PieceReceiver.Run() {
+            @Override
+            public boolean closing() {
+                return run.closing();
+            }
+
+            @Override
+            public void failed(Throwable error) {
+                run.fail(error);
+            }
+
+            @Override
+            public void downloaded(String peer, int length) {
+                choke.downloaded(peer, length);
+            }
+
+            @Override
+            public void requestFailed(String peer, int piece) {
+                requests.requestFailed(peer, piece);
+            }
+
+            @Override
+            public void stored(String peer, int piece, int length) {
+                run.storedFromPeer(peer, piece, length);
+            }
+
+            @Override
+            public void pump(String peer) {
+                Peer p = peers.get(peer);
+                if (p != null) {
+                    exchange.pump(p);
+                }
+            }
+
+            @Override
+            public void pumpAll() {
+                exchange.pumpAll();
+            }
+        };
+    }
+
+    /** A seed for one of the run's random choices, from the node id: runs are reproducible per node. */
+    private static long seed(String nodeId, int salt) {
+        long h = nodeId.hashCode() * 0x9E3779B97F4A7C15L + salt;
+        h ^= h >>> 33;
+        h *= 0xff51afd7ed558ccdL;
+        h ^= h >>> 33;
+        return h;
+    }
+}
