@@ -13,7 +13,8 @@ import org.slf4j.LoggerFactory;
  * The peers this node will not serve, ask or take back for the rest of a run, and the rules that put them
  * there: {@link #strikeLimit} pieces with a wrong CRC32C (accidents, most likely: {@code GOODBYE(PROTOCOL_ERROR)}),
  * a lie that S3 or this node's own read contradicts ({@link #convict}: {@code GOODBYE(BAD_PIECE)}, reported in
- * the run's {@code Repair}), or a broken protocol rule ({@link #add}, whose caller says goodbye itself). Bans
+ * the run's {@code Repair}), or a broken protocol rule ({@link #misbehaved}: {@code GOODBYE(MISBEHAVIOUR)}; {@link
+ * #add} when the peer said goodbye itself). Bans
  * are local to this node. Thread-safe: serving a request reads it on a connection's loop.
  */
 final class BanList {
@@ -51,6 +52,16 @@ final class BanList {
     /** Bans {@code peer} without a word (it broke the protocol, or banned this node); true if it was not yet. */
     boolean add(String peer) {
         return banned.add(peer);
+    }
+
+    /**
+     * {@code p} sent something out of state or a claim it cannot back: logged, banned, told why and closed (on the
+     * run's loop).
+     */
+    void misbehaved(Peer p, String what) {
+        LOG.warn("{}: closing the connection to {}: it {}", self.get(), p, what);
+        banned.add(p.id);
+        p.link.goodbye(Goodbye.Reason.MISBEHAVIOUR, what);
     }
 
     int strikeLimit() {

@@ -1,31 +1,20 @@
 package io.s3broadcast.p2p.cluster;
 
 import com.google.common.base.Ticker;
-import io.netty.channel.Channel;
 import io.netty.channel.EventLoop;
-import io.netty.util.ReferenceCountUtil;
 import io.netty.util.concurrent.ScheduledFuture;
-import io.s3broadcast.internal.cluster.Shares;
-import io.s3broadcast.internal.cluster.WorkSizing;
-import io.s3broadcast.p2p.protocol.Goodbye;
-import io.s3broadcast.p2p.protocol.HandshakeException;
-import io.s3broadcast.p2p.protocol.MessageType;
-import io.s3broadcast.p2p.protocol.PeerMessage;
 import io.s3broadcast.p2p.protocol.PeerPipeline;
 import io.s3broadcast.registry.GroupId;
-import io.s3broadcast.registry.MembershipListener;
 import io.s3broadcast.registry.NodeInfo;
 import io.s3broadcast.spi.ClusterConfig;
 import io.s3broadcast.spi.ClusterRun;
 import io.s3broadcast.spi.ClusterTask;
-import io.s3broadcast.spi.PieceRun;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.TreeMap;
-import java.util.TreeSet;
 import java.util.concurrent.CancellationException;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
@@ -34,18 +23,18 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * One node's part of one cluster broadcast: the lifecycle and the peer map. Every decision is taken on the run's
- * {@link #loop}: connection handlers on other loops post what they receive to it, the S3 fetch posts stored pieces
- * to it, the registry posts joins and leaves. Work that may block happens elsewhere (registry calls on the
- * cluster's blocking threads, writes of received pieces on its disk threads); serving a {@code REQUEST} happens
- * on the connection's own loop and reads only thread-safe state.
+ * One node's part of one cluster broadcast, as a lifecycle: {@link #start} joins the group ({@link GroupJoin}),
+ * {@link #begin} fixes this node's share ({@link NodeShare}) and starts phase 1 and the timers; peers come and go
+ * ({@link Connections}); each stored piece goes to {@link PieceStored}; on the last piece {@link #complete}
+ * completes {@link #completion()} and the node lingers ({@link Linger}); {@link #finish} closes everything. The
+ * rules live in the components {@link RunParts} makes and wires (architecture.md, "The run's components").
  *
- * <p>Life: {@link #start} joins the registry and waits for the expected nodes, {@link #begin} fixes the membership
- * and this node's share and starts phase 1; peers come and go ({@link #connected}, {@link #disconnected}); on the
- * last piece {@link #complete} completes {@link #completion()} and the node lingers; {@link #finish} closes
- * everything. The rules live in the components {@link RunParts} wires (architecture.md, "The run's components").
+ * <p>Every decision is taken on the run's event loop: connection handlers on other loops post what they receive
+ * to it, the S3 fetch posts stored pieces to it, the registry posts joins and leaves. Work that may block happens
+ * elsewhere (registry calls on the cluster's blocking threads, writes of received pieces on its disk threads);
+ * serving a {@code REQUEST} happens on the connection's own loop and reads only thread-safe state.
  */
-final class NodeRun implements ClusterRun, GroupRouter.Target, GroupJoin.Run {
+final class NodeRun implements ClusterRun, GroupJoin.Run {
 
     private static final Logger LOG = LoggerFactory.getLogger(NodeRun.class);
 
@@ -60,7 +49,7 @@ final class NodeRun implements ClusterRun, GroupRouter.Target, GroupJoin.Run {
     private final ClusterTask task;
     private final int pieceCount;
     private final GroupId group;
-    final EventLoop loop;
+    private final EventLoop loop;
     private final Ticker ticker;
     private final long startNanos;
     private final CompletableFuture<Outcome> completion = new CompletableFuture<>();
@@ -161,9 +150,9 @@ final class NodeRun implements ClusterRun, GroupRouter.Target, GroupJoin.Run {
     public boolean joined(String self, PeerPipeline pipeline) {
         this.self = self;
         this.pipeline = pipeline;
-        cluster.router().register(group.hash(), this);
+        cluster.router().register(group.hash(), c.connections);
         if (closing) {
-            cluster.router().unregister(group.hash(), this);
+            cluster.router().unregister(group.hash(), c.connections);
             return false;
         }
         return true;
@@ -175,171 +164,29 @@ final class NodeRun implements ClusterRun, GroupRouter.Target, GroupJoin.Run {
     }
 
     /** Fixes the membership and this node's share, starts phase 1 and the timers. */
-    private void begin(List<NodeInfo> membership, boolean late) {
+    private void begin(List<NodeInfo> members, boolean late) {
         if (closing || begun) {
             return;
         }
         begun = true;
-        TreeSet<String> ids = new TreeSet<>();
-        for (NodeInfo n : membership) {
+        List<String> ids = new ArrayList<>();
+        for (NodeInfo n : members) {
             ids.add(n.nodeId());
-            memberJoined(n);
+            c.connections.memberJoined(n);
         }
-        int nodes = c.plan.sharingNodes(ids.contains(self) ? ids.size() : ids.size() + 1);
-        // A late node has no share; its reads (of works it steals) are sized as a member's would be.
-        WorkSizing.Sizing sizing = task.sizing().size(
-                WorkSizing.Share.of(Shares.end(pieceCount, nodes, 0), task.store().layout().pieceSize(), nodes));
-        List<PieceRun> share = List.of();
-        if (!late) {
-            ids.add(self);
-            int index = new ArrayList<>(ids).indexOf(self);
-            share = c.plan.share(pieceCount, nodes, index, sizing);
-            LOG.debug("{}: {} of {} nodes, share {} in {} works, {}", self, index, ids.size(), share.isEmpty() ? "empty"
-                    : "[" + share.get(0).first() + ", " + share.get(share.size() - 1).end() + ")", share.size(), sizing);
+        NodeShare share = NodeShare.of(c.plan, task.sizing(), task.store().layout(), ids, self, late);
+        if (late) {
+            LOG.info("{} joins {} {}", self, group, share);
         } else {
-            LOG.info("{} joins {} late: no share, it steals and pulls", self, group);
+            LOG.debug("{}: {}", self, share);
         }
-        try {
-            c.registry.watch(new MembershipListener() {
-                @Override
-                public void joined(NodeInfo node) {
-                    execute(() -> memberJoined(node));
-                }
-
-                @Override
-                public void left(NodeInfo node) {
-                    execute(() -> {
-                        c.membership.left(node);
-                        checkLingerEnd();
-                    });
-                }
-            });
-        } catch (RuntimeException e) {
-            LOG.warn("{}: cannot watch the registry for {}: {}", self, group, e.toString());
-        }
+        c.connections.watch();
         housekeeping = loop.scheduleAtFixedRate(this::housekeeping, HOUSEKEEPING_MILLIS, HOUSEKEEPING_MILLIS,
                 TimeUnit.MILLISECONDS);
         c.chokeDriver.start();
-        c.phase1.begin(share, sizing, task.store().bitfield());
+        c.phase1.begin(share.works(), share.sizing(), task.store().bitfield());
         if (task.store().isComplete()) {
             complete();
-        }
-    }
-
-    private void memberJoined(NodeInfo node) {
-        if (!closing && !node.nodeId().equals(self) && c.membership.joined(node, peers.containsKey(node.nodeId()))) {
-            c.dialer.memberJoined(node);
-        }
-    }
-
-    // ---------------------------------------------------------------- connections
-
-    /** Called by the router on the channel's loop: installs this run's handlers on an inbound channel. */
-    @Override
-    public boolean adoptInbound(Channel ch) {
-        if (closing) {
-            return false;
-        }
-        c.channels.adopt(ch, new PeerHandler(this, null, config.limits().serveBytesPerSecond()));
-        return true;
-    }
-
-    /** {@code ch}'s peer proved the group secret: it no longer counts against the pending connections. */
-    void authenticated(Channel ch) {
-        cluster.pending().authenticated(ch);
-    }
-
-    /** The handshake of {@code h}'s connection failed; a failed proof of the secret is logged once per host. */
-    void handshakeFailed(PeerHandler h, HandshakeException e) {
-        c.channels.handshakeFailed(self, h, e);
-    }
-
-    /** The handshake with {@code h}'s peer was accepted: it becomes a peer, unless refused, and is greeted. */
-    void connected(PeerHandler h) {
-        String id = h.peerId;
-        c.dialer.handshaken(h.dialed);
-        if (closing) {
-            h.ctx.close();
-        } else if (c.banned.contains(id)) {
-            h.goodbye(c.banned.isLiar(id) ? Goodbye.Reason.BAD_PIECE : Goodbye.Reason.PROTOCOL_ERROR, "banned");
-        } else if (peers.containsKey(id)) {
-            h.goodbye(Goodbye.Reason.DUPLICATE_CONNECTION, "already connected");
-        } else if (peers.size() >= config.limits().maxPeers()) {
-            LOG.warn("{}: refusing {}: already {} peers, the most this node accepts (s3broadcast.maxPeers)", self, h,
-                    peers.size());
-            h.goodbye(Goodbye.Reason.TOO_MANY_CONNECTIONS, "this node has " + peers.size() + " peers already");
-        } else {
-            peers.put(id, new Peer(id, h, pieceCount));
-            task.listener().peerConnected(id);
-            if (!c.membership.isMember(id)) {
-                // A peer the registry has not shown yet: a member that just joined. Look now, not at the next poll.
-                c.registry.refresh();
-            }
-            c.membership.connected(id);
-            c.dialer.connected(id);
-            c.choke.peerConnected(id);
-            c.greeting.greet(h);
-            LOG.debug("{}: connected to {}", self, h);
-        }
-    }
-
-    /** {@code h}'s connection closed: its requests go to other peers. */
-    void disconnected(PeerHandler h) {
-        String id = h.peerId;
-        if (id == null || peers.get(id) == null || peers.get(id).link != h) {
-            c.dialer.connectionClosed(h.dialed);
-            return;
-        }
-        Peer p = peers.remove(id);
-        c.requests.peerLeft(id);
-        c.phase1.peerLeft(id);
-        c.choke.peerLeft(id);
-        if (closing) {
-            return; // finish() told the listener
-        }
-        task.listener().peerDisconnected(id);
-        if (!p.done) {
-            LOG.info("{}: lost {} before it was done; its requests go elsewhere", self, id);
-        }
-        // phase1.peerLeft abandoned a request outstanding to it; pump asks the scheduler again.
-        c.exchange.pumpAll();
-        c.phase1.pump();
-        c.chokeDriver.rechokeIfSlotsFree();
-        checkLingerEnd();
-        c.dialer.peerLost(id, p.done);
-    }
-
-    /** A message from {@code h}'s peer, to its handler ({@link MessageDispatch}); this method owns it. */
-    void received(PeerHandler h, PeerMessage msg) {
-        Peer p = h.peerId == null ? null : peers.get(h.peerId);
-        if (p == null || p.link != h || closing) {
-            ReferenceCountUtil.release(msg);
-        } else if (!p.bitfieldReceived && msg.type() != MessageType.BITFIELD && msg.type() != MessageType.GOODBYE) {
-            misbehaved(p, "sent " + msg.type() + " before its BITFIELD");
-            ReferenceCountUtil.release(msg);
-        } else if (!c.dispatch.dispatch(p, msg)) {
-            ReferenceCountUtil.release(msg);
-        }
-    }
-
-    /** Serves a request on the connection's own loop: zero-copy from the store, or a {@code REJECT}. */
-    void serve(PeerHandler h, int piece) {
-        c.server.serve(h, piece);
-    }
-
-    /** {@code p} broke a rule or made a claim it cannot back: logged, told why, closed and not taken back. */
-    void misbehaved(Peer p, String what) {
-        LOG.warn("{}: closing the connection to {}: it {}", self, p, what);
-        c.banned.add(p.id);
-        p.link.goodbye(Goodbye.Reason.MISBEHAVIOUR, what);
-    }
-
-    /** {@code id} was banned ({@link BanList}): the hook is told, and so is the peer if connected. */
-    void sentence(String id, Goodbye.Reason reason, String why) {
-        cluster.bans().banned(self, id);
-        Peer p = peers.get(id);
-        if (p != null) {
-            p.link.goodbye(reason, why);
         }
     }
 
@@ -357,11 +204,6 @@ final class NodeRun implements ClusterRun, GroupRouter.Target, GroupJoin.Run {
         task.listener().bytesFromPeers(length);
         task.listener().pieceStored(piece);
         stored(piece, peer);
-    }
-
-    /** The digest a piece from a peer must match now, null when none ({@link DigestExchange#expected}). */
-    byte[] expected(int piece) {
-        return c.digests.expected(piece);
     }
 
     @Override
@@ -436,7 +278,7 @@ final class NodeRun implements ClusterRun, GroupRouter.Target, GroupJoin.Run {
         c.chokeDriver.stop();
         c.linger.cancel();
         c.phase1.close();
-        cluster.router().unregister(group.hash(), this);
+        cluster.router().unregister(group.hash(), c.connections);
         CompletableFuture<Void> channelsClosed = c.channels.closeAll(complete ? "done" : "stopped");
         peers.clear();
         channelsClosed.whenComplete((v, e) -> {

@@ -21,8 +21,8 @@ import org.slf4j.LoggerFactory;
 
 /**
  * The exchange handler of one peer connection, last in its pipeline. It serves {@code REQUEST}s itself, on
- * the channel's event loop (zero-copy from the store, see {@link NodeRun#serve}); everything else goes to
- * the run, which decides on its own event loop. It keeps only what it needs to route: the peer's node id,
+ * the channel's event loop (zero-copy from the store, see {@link Connections#serve}); everything else goes to
+ * the run's {@link Connections}, which decide on the run's event loop. It keeps only what it needs to route: the peer's node id,
  * set once the handshake is accepted.
  */
 final class PeerHandler extends ChannelInboundHandlerAdapter implements PeerLink {
@@ -40,7 +40,7 @@ final class PeerHandler extends ChannelInboundHandlerAdapter implements PeerLink
         return new IdleStateHandler(IDLE_TIMEOUT_SECONDS, KEEP_ALIVE_SECONDS, 0);
     }
 
-    final NodeRun run;
+    final Connections run;
     /** The member this side dialled, or null for an inbound connection. */
     final NodeInfo dialed;
     volatile ChannelHandlerContext ctx;
@@ -52,7 +52,7 @@ final class PeerHandler extends ChannelInboundHandlerAdapter implements PeerLink
     /** Bytes per second served to the peer at most, or null for no limit; on the channel's loop only. */
     private final RateLimiter serveRate;
 
-    PeerHandler(NodeRun run, NodeInfo dialed, long serveBytesPerSecond) {
+    PeerHandler(Connections run, NodeInfo dialed, long serveBytesPerSecond) {
         this.run = run;
         this.dialed = dialed;
         this.serveRate = serveBytesPerSecond > 0 ? RateLimiter.create(serveBytesPerSecond) : null;

@@ -7,22 +7,9 @@ import io.s3broadcast.internal.cluster.ClusterPlan;
 import io.s3broadcast.internal.cluster.PieceSelector;
 import io.s3broadcast.internal.cluster.RequestScheduler;
 import io.s3broadcast.internal.cluster.SourcePieces;
-import io.s3broadcast.p2p.protocol.BitfieldMessage;
-import io.s3broadcast.p2p.protocol.Choke;
 import io.s3broadcast.p2p.protocol.Digests;
-import io.s3broadcast.p2p.protocol.Done;
-import io.s3broadcast.p2p.protocol.GiveWorkRequest;
-import io.s3broadcast.p2p.protocol.GiveWorkResponse;
-import io.s3broadcast.p2p.protocol.Goodbye;
-import io.s3broadcast.p2p.protocol.Have;
-import io.s3broadcast.p2p.protocol.Interested;
-import io.s3broadcast.p2p.protocol.MessageType;
-import io.s3broadcast.p2p.protocol.NotInterested;
 import io.s3broadcast.p2p.protocol.PeerMessage;
-import io.s3broadcast.p2p.protocol.Piece;
-import io.s3broadcast.p2p.protocol.Reject;
-import io.s3broadcast.p2p.protocol.Unchoke;
-import io.s3broadcast.p2p.protocol.WorksLeft;
+import io.s3broadcast.registry.NodeInfo;
 import io.s3broadcast.spi.Bitfield;
 import io.s3broadcast.spi.ClusterConfig;
 import io.s3broadcast.spi.ClusterTask;
@@ -67,7 +54,7 @@ final class RunParts {
     final PeerClaims claims;
     final PeerGreeting greeting;
     final PieceStored stored;
-    final MessageDispatch dispatch;
+    final Connections connections;
 
     RunParts(NodeRun run, PeerCluster cluster, ClusterTask task, EventLoop loop, Map<String, Peer> peers,
             Set<String> exchangedWith) {
@@ -81,12 +68,18 @@ final class RunParts {
         registry = new RegistrySession(cluster.timer());
         membership = new Membership(config.ticker(), NodeRun.CONNECT_GRACE_NANOS);
         Map<String, ?> members = membership.members();
-        banned = new BanList(NodeRun.BAN_THRESHOLD, run::self, run::sentence);
-        disputes = new Disputes(run::self, run.group().toString(), store, vouches, run::expected, banned,
+        banned = new BanList(NodeRun.BAN_THRESHOLD, run::self, (id, reason, why) -> {
+            cluster.bans().banned(run.self(), id);
+            Peer p = peers.get(id);
+            if (p != null) {
+                p.link.goodbye(reason, why);
+            }
+        });
+        disputes = new Disputes(run::self, run.group().toString(), store, vouches, this::expected, banned,
                 pieces -> SourceCheck.fetch(task, pieces), run::execute, cluster.disk(), disputesRun(run, task));
         digests = new DigestExchange(store, vouches, members::containsKey, serving,
                 (first, d) -> run.pipeline().signDigests(first, d), (d, peer) -> run.pipeline().verify(d, peer), disputes);
-        receiver = new PieceReceiver(run::self, store, run::expected, vouches, members::containsKey, banned,
+        receiver = new PieceReceiver(run::self, store, this::expected, vouches, members::containsKey, banned,
                 disputes, cluster.disk(), run::execute, receiverRun(run, peers));
         repairs = new Repairs(run::self, store.layout(), vouches, disputes, members::size, SecureRandom::new,
                 samples -> SpotCheck.run(samples, task.source(), task.object(), store, cluster.disk(), task.listener()),
@@ -103,7 +96,7 @@ final class RunParts {
                     // A piece nobody vouched for (or peers dispute) is not requested: it could not be checked.
                     @Override
                     public boolean isPending(int piece) {
-                        return phase1.workList().isPending(piece) || run.expected(piece) == null;
+                        return phase1.workList().isPending(piece) || expected(piece) == null;
                     }
 
                     @Override
@@ -119,14 +112,14 @@ final class RunParts {
                 .build();
         exchange = new PieceExchange(peers, requests, config.ticker(), config.limits().requestTimeout(),
                 () -> !run.closing() && !run.isComplete() && phase1.phase2Allowed(), () -> !run.isComplete(),
-                piece -> run.expected(piece) != null, run::misbehaved, run::self);
+                piece -> expected(piece) != null, banned::misbehaved, run::self);
         chokeDriver = new ChokeDriver(choke, peers, loop, config.unchokeSlots());
         linger = new Linger(peers, loop, config.linger(), membership::anyPending, run::finish);
         channels = new PeerChannels(loop, cluster.tls(), run::pipeline, p -> LinkEmulation.apply(run.self(), p));
         server = new PieceServer(store, serving, choke, banned::contains, disputes.quarantine(), exchangedWith,
                 config.maxRequestsPerPeer(), run::closing);
         dialer = new Dialer(run::self, membership, peers, banned::contains, loop,
-                (node, failed) -> channels.dial(node, new PeerHandler(run, node, config.limits().serveBytesPerSecond()))
+                (node, failed) -> channels.dial(node, handler(node))
                         .addListener((ChannelFutureListener) f -> {
                             if (!f.isSuccess()) {
                                 run.execute(failed);
@@ -135,44 +128,25 @@ final class RunParts {
                 run::closing, () -> run.isComplete() && linger.allPeersDone());
         orphans = new OrphanRule(run::self, pieceCount, peers, membership, config.ticker(), phase1::overEverywhere,
                 store::bitfield, piece -> phase1.workList().isPending(piece) || disputes.isChecking(piece)
-                        || (requests.availability(piece) > 0 && run.expected(piece) != null),
+                        || (requests.availability(piece) > 0 && expected(piece) != null),
                 () -> phase1.sizing().workPieces(), phase1::take);
-        claims = new PeerClaims(pieceCount, exchange, phase1, orphans, run::misbehaved, () -> {
+        claims = new PeerClaims(pieceCount, exchange, phase1, orphans, banned::misbehaved, () -> {
             phase1.checkPhase2Start();
             run.checkLingerEnd();
         });
         greeting = new PeerGreeting(store::bitfield, phase1, digests::ownDigests, run::isComplete);
         stored = new PieceStored(peers, requests, phase1, exchange, run::closing, digests::ownRead, digests::announce,
                 disputes::idle, run::complete);
-        dispatch = new MessageDispatch()
-                .on(MessageType.PIECE, Piece.class, receiver::arrived)
-                .on(MessageType.BITFIELD, BitfieldMessage.class, exchange::bitfield)
-                .on(MessageType.HAVE, Have.class, exchange::have)
-                .on(MessageType.CHOKE, Choke.class, (p, m) -> exchange.choked(p))
-                .on(MessageType.UNCHOKE, Unchoke.class, (p, m) -> exchange.unchoked(p))
-                .on(MessageType.REJECT, Reject.class, exchange::rejected)
-                .on(MessageType.INTERESTED, Interested.class, (p, m) -> chokeDriver.interested(p, true))
-                .on(MessageType.NOT_INTERESTED, NotInterested.class, (p, m) -> chokeDriver.interested(p, false))
-                .on(MessageType.DONE, Done.class, (p, m) -> claims.done(p))
-                .on(MessageType.WORKS_LEFT, WorksLeft.class, claims::worksLeft)
-                .on(MessageType.GIVE_WORK_REQUEST, GiveWorkRequest.class, (p, g) -> phase1.giveWorkRequested(p.id,
-                        g.requestId(), GiveWorkResponse.maxWorks(p.link.maxFrameLength())))
-                .on(MessageType.GIVE_WORK_RESPONSE, GiveWorkResponse.class, (p, g) -> {
-                    if (!phase1.giveWorkAnswered(p.id, g.requestId(), g.works(), store::hasPiece)) {
-                        run.misbehaved(p, "sent GIVE_WORK_RESPONSE " + g.requestId() + " that this node did not ask for");
-                    }
-                })
-                .on(MessageType.DIGESTS, Digests.class, (p, d) -> {
-                    if (digests.received(p.id, d)) {
-                        exchange.pumpAll();
-                    }
-                })
-                .on(MessageType.GOODBYE, Goodbye.class, (p, g) -> {
-                    LOG.debug("{}: {} says goodbye: {} {}", run.self(), p.id, g.reason(), g.detail());
-                    if (g.reason() == Goodbye.Reason.PROTOCOL_ERROR || g.reason() == Goodbye.Reason.BAD_PIECE) {
-                        banned.add(p.id); // it banned us (or we broke the protocol): neither side wants this again
-                    }
-                });
+        connections = new Connections(run, this, cluster, task, peers);
+    }
+
+    /** The digest a piece from a peer must match now, null when none ({@link DigestExchange#expected}). */
+    private byte[] expected(int piece) {
+        return digests.expected(piece);
+    }
+
+    private PeerHandler handler(NodeInfo dialed) {
+        return connections.handler(dialed);
     }
 
     /** The S3 fetch's events: to the listener, and each stored piece to the run's loop. */

@@ -26,6 +26,16 @@ class BanListTest {
     }
 
     @Test
+    void aPeerThatMisbehavesIsBannedAndToldWhyOnItsOwnConnection() {
+        Peer p = FakeLink.peer("b", 4);
+        bans.misbehaved(p, "sent a second BITFIELD");
+        assertThat(bans.contains("b")).isTrue();
+        assertThat(FakeLink.of(p).goodbye).isEqualTo(new Goodbye(Goodbye.Reason.MISBEHAVIOUR, "sent a second BITFIELD"));
+        assertThat(told).as("the sentence is for bans this list decides").isEmpty();
+        assertThat(bans.isLiar("b")).isFalse();
+    }
+
+    @Test
     void strikesOfOnePeerDoNotCountAgainstAnother() {
         bans.strike("b", 0);
         bans.strike("b", 1);

@@ -1,0 +1,229 @@
+package io.s3broadcast.p2p.cluster;
+
+import io.netty.channel.Channel;
+import io.netty.util.ReferenceCountUtil;
+import io.s3broadcast.p2p.protocol.BitfieldMessage;
+import io.s3broadcast.p2p.protocol.Choke;
+import io.s3broadcast.p2p.protocol.Digests;
+import io.s3broadcast.p2p.protocol.Done;
+import io.s3broadcast.p2p.protocol.GiveWorkRequest;
+import io.s3broadcast.p2p.protocol.GiveWorkResponse;
+import io.s3broadcast.p2p.protocol.Goodbye;
+import io.s3broadcast.p2p.protocol.HandshakeException;
+import io.s3broadcast.p2p.protocol.Have;
+import io.s3broadcast.p2p.protocol.Interested;
+import io.s3broadcast.p2p.protocol.MessageType;
+import io.s3broadcast.p2p.protocol.NotInterested;
+import io.s3broadcast.p2p.protocol.PeerMessage;
+import io.s3broadcast.p2p.protocol.Piece;
+import io.s3broadcast.p2p.protocol.Reject;
+import io.s3broadcast.p2p.protocol.Unchoke;
+import io.s3broadcast.p2p.protocol.WorksLeft;
+import io.s3broadcast.registry.MembershipListener;
+import io.s3broadcast.registry.NodeInfo;
+import io.s3broadcast.spi.ClusterConfig;
+import io.s3broadcast.spi.ClusterTask;
+import io.s3broadcast.spi.SourceListener;
+import java.util.Map;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The run's peers as their connections come and go; what each connection's {@link PeerHandler} tells the run
+ * comes here. A connection whose handshake was accepted becomes a {@link Peer} unless refused (the run is closing,
+ * the peer is banned, already connected, or this node has {@code maxPeers}), and is greeted ({@link PeerGreeting});
+ * its messages go to their handlers ({@link MessageDispatch}), its {@code BITFIELD} first; when it closes, its
+ * requests go to other peers and a peer that was not done is dialled again. Requests are served on the
+ * connection's own loop ({@link PieceServer}); everything else on the run's loop.
+ */
+final class Connections implements GroupRouter.Target {
+
+    private static final Logger LOG = LoggerFactory.getLogger(Connections.class);
+
+    private final NodeRun run;
+    private final RunParts c;
+    private final PeerCluster cluster;
+    private final SourceListener listener;
+    private final Map<String, Peer> peers;
+    private final int pieceCount;
+    private final MessageDispatch dispatch;
+
+    /** @param peers the run's connected peers, by id (this class adds and removes them) */
+    Connections(NodeRun run, RunParts parts, PeerCluster cluster, ClusterTask task, Map<String, Peer> peers) {
+        this.run = run;
+        this.c = parts;
+        this.cluster = cluster;
+        this.listener = task.listener();
+        this.peers = peers;
+        this.pieceCount = task.store().layout().pieceCount();
+        this.dispatch = dispatch(task);
+    }
+
+    /** Each message type to the component that handles it. */
+    private MessageDispatch dispatch(ClusterTask task) {
+        return new MessageDispatch()
+                .on(MessageType.PIECE, Piece.class, c.receiver::arrived)
+                .on(MessageType.BITFIELD, BitfieldMessage.class, c.exchange::bitfield)
+                .on(MessageType.HAVE, Have.class, c.exchange::have)
+                .on(MessageType.CHOKE, Choke.class, (p, m) -> c.exchange.choked(p))
+                .on(MessageType.UNCHOKE, Unchoke.class, (p, m) -> c.exchange.unchoked(p))
+                .on(MessageType.REJECT, Reject.class, c.exchange::rejected)
+                .on(MessageType.INTERESTED, Interested.class, (p, m) -> c.chokeDriver.interested(p, true))
+                .on(MessageType.NOT_INTERESTED, NotInterested.class, (p, m) -> c.chokeDriver.interested(p, false))
+                .on(MessageType.DONE, Done.class, (p, m) -> c.claims.done(p))
+                .on(MessageType.WORKS_LEFT, WorksLeft.class, c.claims::worksLeft)
+                .on(MessageType.GIVE_WORK_REQUEST, GiveWorkRequest.class, (p, g) -> c.phase1.giveWorkRequested(p.id,
+                        g.requestId(), GiveWorkResponse.maxWorks(p.link.maxFrameLength())))
+                .on(MessageType.GIVE_WORK_RESPONSE, GiveWorkResponse.class, (p, g) -> {
+                    if (!c.phase1.giveWorkAnswered(p.id, g.requestId(), g.works(), task.store()::hasPiece)) {
+                        c.banned.misbehaved(p, "sent GIVE_WORK_RESPONSE " + g.requestId()
+                                + " that this node did not ask for");
+                    }
+                })
+                .on(MessageType.DIGESTS, Digests.class, (p, d) -> {
+                    if (c.digests.received(p.id, d)) {
+                        c.exchange.pumpAll();
+                    }
+                })
+                .on(MessageType.GOODBYE, Goodbye.class, (p, g) -> {
+                    LOG.debug("{}: {} says goodbye: {} {}", run.self(), p.id, g.reason(), g.detail());
+                    if (g.reason() == Goodbye.Reason.PROTOCOL_ERROR || g.reason() == Goodbye.Reason.BAD_PIECE) {
+                        c.banned.add(p.id); // it banned us (or we broke the protocol): neither side wants this again
+                    }
+                });
+    }
+
+    /** Follows the registry's joins and leaves from now on (it first hears the current members). */
+    void watch() {
+        try {
+            c.registry.watch(new MembershipListener() {
+                @Override
+                public void joined(NodeInfo node) {
+                    execute(() -> memberJoined(node));
+                }
+
+                @Override
+                public void left(NodeInfo node) {
+                    execute(() -> {
+                        c.membership.left(node);
+                        run.checkLingerEnd();
+                    });
+                }
+            });
+        } catch (RuntimeException e) {
+            LOG.warn("{}: cannot watch the registry for {}: {}", run.self(), run.group(), e.toString());
+        }
+    }
+
+    /** {@code node} is a member: dialled if this node dials it ({@link Dialer}). */
+    void memberJoined(NodeInfo node) {
+        if (!run.closing() && !node.nodeId().equals(run.self())
+                && c.membership.joined(node, peers.containsKey(node.nodeId()))) {
+            c.dialer.memberJoined(node);
+        }
+    }
+
+    /** Runs {@code action} on the run's loop. */
+    void execute(Runnable action) {
+        run.execute(action);
+    }
+
+    /** The exchange handler of a new connection, dialled to {@code dialed} or (null) inbound. */
+    PeerHandler handler(NodeInfo dialed) {
+        return new PeerHandler(this, dialed, cluster.config().limits().serveBytesPerSecond());
+    }
+
+    /** Called by the router on the channel's loop: installs this run's handlers on an inbound channel. */
+    @Override
+    public boolean adoptInbound(Channel ch) {
+        if (run.closing()) {
+            return false;
+        }
+        c.channels.adopt(ch, handler(null));
+        return true;
+    }
+
+    /** {@code ch}'s peer proved the group secret: it no longer counts against the pending connections. */
+    void authenticated(Channel ch) {
+        cluster.pending().authenticated(ch);
+    }
+
+    /** The handshake of {@code h}'s connection failed; a failed proof of the secret is logged once per host. */
+    void handshakeFailed(PeerHandler h, HandshakeException e) {
+        c.channels.handshakeFailed(run.self(), h, e);
+    }
+
+    /** The handshake with {@code h}'s peer was accepted: it becomes a peer, unless refused, and is greeted. */
+    void connected(PeerHandler h) {
+        String id = h.peerId;
+        ClusterConfig config = cluster.config();
+        c.dialer.handshaken(h.dialed);
+        if (run.closing()) {
+            h.ctx.close();
+        } else if (c.banned.contains(id)) {
+            h.goodbye(c.banned.isLiar(id) ? Goodbye.Reason.BAD_PIECE : Goodbye.Reason.PROTOCOL_ERROR, "banned");
+        } else if (peers.containsKey(id)) {
+            h.goodbye(Goodbye.Reason.DUPLICATE_CONNECTION, "already connected");
+        } else if (peers.size() >= config.limits().maxPeers()) {
+            LOG.warn("{}: refusing {}: already {} peers, the most this node accepts (s3broadcast.maxPeers)",
+                    run.self(), h, peers.size());
+            h.goodbye(Goodbye.Reason.TOO_MANY_CONNECTIONS, "this node has " + peers.size() + " peers already");
+        } else {
+            peers.put(id, new Peer(id, h, pieceCount));
+            listener.peerConnected(id);
+            if (!c.membership.isMember(id)) {
+                // A peer the registry has not shown yet: a member that just joined. Look now, not at the next poll.
+                c.registry.refresh();
+            }
+            c.membership.connected(id);
+            c.dialer.connected(id);
+            c.choke.peerConnected(id);
+            c.greeting.greet(h);
+            LOG.debug("{}: connected to {}", run.self(), h);
+        }
+    }
+
+    /** {@code h}'s connection closed: its requests go to other peers. */
+    void disconnected(PeerHandler h) {
+        String id = h.peerId;
+        if (id == null || peers.get(id) == null || peers.get(id).link != h) {
+            c.dialer.connectionClosed(h.dialed);
+            return;
+        }
+        Peer p = peers.remove(id);
+        c.requests.peerLeft(id);
+        c.phase1.peerLeft(id);
+        c.choke.peerLeft(id);
+        if (run.closing()) {
+            return; // finish() told the listener
+        }
+        listener.peerDisconnected(id);
+        if (!p.done) {
+            LOG.info("{}: lost {} before it was done; its requests go elsewhere", run.self(), id);
+        }
+        // phase1.peerLeft abandoned a request outstanding to it; pump asks the scheduler again.
+        c.exchange.pumpAll();
+        c.phase1.pump();
+        c.chokeDriver.rechokeIfSlotsFree();
+        run.checkLingerEnd();
+        c.dialer.peerLost(id, p.done);
+    }
+
+    /** A message from {@code h}'s peer, to its handler ({@link MessageDispatch}); this method owns it. */
+    void received(PeerHandler h, PeerMessage msg) {
+        Peer p = h.peerId == null ? null : peers.get(h.peerId);
+        if (p == null || p.link != h || run.closing()) {
+            ReferenceCountUtil.release(msg);
+        } else if (!p.bitfieldReceived && msg.type() != MessageType.BITFIELD && msg.type() != MessageType.GOODBYE) {
+            c.banned.misbehaved(p, "sent " + msg.type() + " before its BITFIELD");
+            ReferenceCountUtil.release(msg);
+        } else if (!dispatch.dispatch(p, msg)) {
+            ReferenceCountUtil.release(msg);
+        }
+    }
+
+    /** Serves a request on the connection's own loop: zero-copy from the store, or a {@code REJECT}. */
+    void serve(PeerHandler h, int piece) {
+        c.server.serve(h, piece);
+    }
+}

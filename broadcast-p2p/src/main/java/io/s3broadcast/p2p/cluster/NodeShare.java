@@ -1,0 +1,50 @@
+package io.s3broadcast.p2p.cluster;
+
+import io.s3broadcast.internal.cluster.ClusterPlan;
+import io.s3broadcast.internal.cluster.Shares;
+import io.s3broadcast.internal.cluster.WorkSizing;
+import io.s3broadcast.spi.PieceLayout;
+import io.s3broadcast.spi.PieceRun;
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.List;
+import java.util.TreeSet;
+
+/**
+ * This node's share of phase 1 (paper 000): the members sorted by node id fix each one's index i of N, and the
+ * plan cuts pieces [iP/N, (i+1)P/N) into works of the size the sizing policy gives. A node that registered when
+ * the group was already complete ({@code late}) has no share: it steals and pulls, and its reads are sized as a
+ * member's would be.
+ *
+ * @param works the works of the share, empty for a late node
+ * @param sizing ranges, works and S3 connections of this node's reads
+ * @param index this node's index among the sharing nodes, -1 for a late node
+ * @param nodes how many nodes share the object
+ */
+record NodeShare(List<PieceRun> works, WorkSizing.Sizing sizing, int index, int nodes) {
+
+    /** The share of {@code self} among {@code members} (with or without {@code self}). */
+    static NodeShare of(ClusterPlan plan, WorkSizing policy, PieceLayout layout, Collection<String> members,
+            String self, boolean late) {
+        TreeSet<String> ids = new TreeSet<>(members);
+        int pieceCount = layout.pieceCount();
+        int nodes = plan.sharingNodes(ids.contains(self) ? ids.size() : ids.size() + 1);
+        WorkSizing.Sizing sizing = policy.size(
+                WorkSizing.Share.of(Shares.end(pieceCount, nodes, 0), layout.pieceSize(), nodes));
+        if (late) {
+            return new NodeShare(List.of(), sizing, -1, nodes);
+        }
+        ids.add(self);
+        int index = new ArrayList<>(ids).indexOf(self);
+        return new NodeShare(plan.share(pieceCount, nodes, index, sizing), sizing, index, nodes);
+    }
+
+    @Override
+    public String toString() {
+        if (index < 0) {
+            return "late: no share, it steals and pulls";
+        }
+        return index + " of " + nodes + " nodes, share " + (works.isEmpty() ? "empty" : "[" + works.get(0).first()
+                + ", " + works.get(works.size() - 1).end() + ")") + " in " + works.size() + " works, " + sizing;
+    }
+}

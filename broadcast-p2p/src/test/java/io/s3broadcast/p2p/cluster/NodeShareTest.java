@@ -1,0 +1,42 @@
+package io.s3broadcast.p2p.cluster;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.s3broadcast.Strategy;
+import io.s3broadcast.internal.cluster.ClusterPlan;
+import io.s3broadcast.internal.cluster.WorkSizing;
+import io.s3broadcast.spi.PieceLayout;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+
+/** This node's share from the members it found. */
+class NodeShareTest {
+
+    private static final PieceLayout LAYOUT = new PieceLayout(64L << 20, 1 << 20);
+    private static final ClusterPlan PLAN = ClusterPlan.of(Strategy.STEAL);
+    private static final WorkSizing SIZING = WorkSizing.computed(16);
+
+    @Test
+    void membersSortedByIdFixTheIndexAndTheShare() {
+        NodeShare s = NodeShare.of(PLAN, SIZING, LAYOUT, List.of("c", "a", "b"), "b", false);
+        assertThat(s.index()).isEqualTo(1);
+        assertThat(s.nodes()).isEqualTo(3);
+        assertThat(s.works().get(0).first()).isEqualTo(21);
+        assertThat(s.works().get(s.works().size() - 1).end()).isEqualTo(42);
+    }
+
+    @Test
+    void thisNodeCountsWhetherTheRegistryListedItOrNot() {
+        NodeShare s = NodeShare.of(PLAN, SIZING, LAYOUT, List.of("a", "c"), "b", false);
+        assertThat(s.index()).isEqualTo(1);
+        assertThat(s.nodes()).isEqualTo(3);
+    }
+
+    @Test
+    void aLateNodeHasNoShareButItsReadsAreSizedAsAMembersWouldBe() {
+        NodeShare late = NodeShare.of(PLAN, SIZING, LAYOUT, List.of("a", "c"), "b", true);
+        assertThat(late.works()).isEmpty();
+        assertThat(late.index()).isEqualTo(-1);
+        assertThat(late.sizing()).isEqualTo(NodeShare.of(PLAN, SIZING, LAYOUT, List.of("a", "c"), "b", false).sizing());
+    }
+}

@@ -1,0 +1,119 @@
+package io.s3broadcast.p2p.cluster;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.s3broadcast.internal.cluster.PieceSelector;
+import io.s3broadcast.internal.cluster.RequestScheduler;
+import io.s3broadcast.internal.cluster.SourcePieces;
+import io.s3broadcast.p2p.protocol.BitfieldMessage;
+import io.s3broadcast.p2p.protocol.Cancel;
+import io.s3broadcast.p2p.protocol.Digests;
+import io.s3broadcast.p2p.protocol.Have;
+import io.s3broadcast.p2p.protocol.MessageType;
+import io.s3broadcast.testkit.time.ManualScheduler;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import java.util.Map;
+import java.util.Random;
+import java.util.TreeMap;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.junit.jupiter.api.Test;
+
+/** A stored piece: announced, duplicates cancelled, interest updated, completion; fake peers, fake time. */
+class PieceStoredTest {
+
+    private static final int PIECES = 2;
+
+    private final ManualScheduler time = new ManualScheduler();
+    private final Map<String, Peer> peers = new TreeMap<>();
+    private final RequestScheduler requests = RequestScheduler.builder(PIECES)
+            .selector(PieceSelector.randomizedRarest(new Random(3))).source(SourcePieces.NONE).maxRequestsPerPeer(4)
+            .build();
+    private final PieceExchange exchange = new PieceExchange(peers, requests, time.ticker(), Duration.ofSeconds(1),
+            () -> true, () -> true, piece -> true, (p, what) -> { }, () -> "self");
+    private final AtomicBoolean closing = new AtomicBoolean();
+    private final AtomicBoolean checksIdle = new AtomicBoolean(true);
+    private final AtomicInteger completed = new AtomicInteger();
+    private final List<Integer> ownReads = new ArrayList<>();
+    private final PieceStored stored = new PieceStored(peers, requests, Phase1Fixture.fetcher(PIECES, peers, time),
+            exchange, closing::get, piece -> {
+                ownReads.add(piece);
+                return new byte[Digests.DIGEST_BYTES];
+            }, (piece, own) -> new Digests(piece, own, new byte[Digests.MAC_BYTES]), checksIdle::get,
+            completed::incrementAndGet);
+
+    /** A connected peer holding {@code pieces}; what it was sent so far is forgotten. */
+    private Peer peer(String id, int... pieces) {
+        Peer p = FakeLink.peer(id, PIECES);
+        peers.put(id, p);
+        exchange.bitfield(p, BitfieldMessage.of(PIECES, i -> Arrays.stream(pieces).anyMatch(x -> x == i)));
+        FakeLink.of(p).clear();
+        return p;
+    }
+
+    @Test
+    void aPieceFromS3IsVouchedForThenAnnouncedToEveryPeer() {
+        Peer a = peer("a");
+        Peer b = peer("b", 1);
+        stored.stored(0, null);
+        assertThat(ownReads).containsExactly(0);
+        assertThat(FakeLink.of(a).types()).containsExactly(MessageType.DIGESTS, MessageType.HAVE);
+        assertThat(FakeLink.of(b).types()).containsExactly(MessageType.DIGESTS, MessageType.HAVE);
+        assertThat(FakeLink.of(b).sent.get(1)).isEqualTo(new Have(0));
+    }
+
+    @Test
+    void aPieceFromAPeerIsAnnouncedWithoutDigestsAndItsDuplicateRequestIsCancelled() {
+        Peer a = peer("a", 0, 1);
+        Peer b = peer("b", 0, 1);
+        exchange.unchoked(a);
+        exchange.unchoked(b);
+        assertThat(b.asked.get(0)).as("endgame: asked of both").isTrue();
+        FakeLink.of(a).clear();
+        FakeLink.of(b).clear();
+
+        stored.stored(0, "a");
+        assertThat(ownReads).isEmpty();
+        assertThat(FakeLink.of(b).sent).contains(new Cancel(0));
+        assertThat(b.asked.get(0)).isFalse();
+        assertThat(FakeLink.of(a).types()).containsExactly(MessageType.HAVE);
+    }
+
+    @Test
+    void aPeerWithNothingMoreThisNodeWantsHearsNotInterested() {
+        Peer a = peer("a", 0);
+        assertThat(a.amInterested).isTrue();
+        stored.stored(0, null);
+        assertThat(FakeLink.of(a).types())
+                .containsExactly(MessageType.DIGESTS, MessageType.HAVE, MessageType.NOT_INTERESTED);
+        assertThat(a.amInterested).isFalse();
+    }
+
+    @Test
+    void theLastPieceCompletesTheRun() {
+        stored.stored(0, null);
+        assertThat(completed.get()).isZero();
+        stored.stored(1, null);
+        assertThat(completed.get()).isEqualTo(1);
+    }
+
+    @Test
+    void notWhilePiecesAreUnderACheckFromS3() {
+        checksIdle.set(false);
+        stored.stored(0, null);
+        stored.stored(1, null);
+        assertThat(completed.get()).as("the end of the checks completes it").isZero();
+    }
+
+    @Test
+    void nothingIsAnnouncedOnceTheRunIsClosing() {
+        Peer a = peer("a");
+        closing.set(true);
+        stored.stored(0, null);
+        assertThat(FakeLink.of(a).sent).isEmpty();
+        assertThat(ownReads).isEmpty();
+    }
+}
