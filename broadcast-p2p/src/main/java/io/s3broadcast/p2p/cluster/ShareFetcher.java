@@ -5,25 +5,19 @@ import io.s3broadcast.internal.cluster.ClusterPlan;
 import io.s3broadcast.internal.cluster.StealingScheduler;
 import io.s3broadcast.internal.cluster.WorkList;
 import io.s3broadcast.internal.cluster.WorkSizing;
-import io.s3broadcast.p2p.protocol.GiveWorkRequest;
-import io.s3broadcast.p2p.protocol.GiveWorkResponse;
 import io.s3broadcast.p2p.protocol.PeerMessage;
 import io.s3broadcast.p2p.protocol.WorksLeft;
 import io.s3broadcast.spi.Bitfield;
 import io.s3broadcast.spi.PieceQueue;
 import io.s3broadcast.spi.PieceRun;
 import io.s3broadcast.spi.RangeReads;
-import java.util.HashMap;
-import java.util.HashSet;
 import java.util.List;
-import java.util.Map;
 import java.util.Random;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.Executor;
 import java.util.concurrent.ScheduledExecutorService;
-import java.util.concurrent.TimeUnit;
 import java.util.function.IntPredicate;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -39,8 +33,8 @@ final class ShareFetcher {
 
     private static final Logger LOG = LoggerFactory.getLogger(ShareFetcher.class);
 
-    /** A {@code GIVE_WORK_REQUEST} unanswered for this long is given up; the victim counts as having refused. */
-    static final long GIVE_WORK_TIMEOUT_MILLIS = 10_000;
+    /** A {@code GIVE_WORK_REQUEST} unanswered for this long is given up ({@link WorkStealing}). */
+    static final long GIVE_WORK_TIMEOUT_MILLIS = WorkStealing.GIVE_WORK_TIMEOUT_MILLIS;
 
     /** What phase 1 needs from the rest of the run. */
     interface Run {
@@ -74,20 +68,14 @@ final class ShareFetcher {
     private final Ticker ticker;
     private final WorkList workList;
     private final StealingScheduler stealing;
-    /** Pieces of works this node took from others and still holds (works it gave on are cleared). */
-    private final Bitfield inStolenWorks;
-    /** Ids of our {@code GIVE_WORK_REQUEST}s to each peer without an answer (late answers are still welcome). */
-    private final Map<String, Set<Integer>> giveWorkSent = new HashMap<>();
+    private final WorkStealing steals;
     private WorkSizing.Sizing sizing;
     private boolean begun;
     private boolean closed;
     private CompletableFuture<Void> fetch;
-    private boolean stealOutstanding;
     private boolean phase2Started;
     private int advertisedWorks = -1;
     private long phase1EndNanos = -1;
-    /** Pieces fetched from S3 that were in works taken from other nodes. */
-    private int piecesStolen;
 
     ShareFetcher(String self, ClusterPlan plan, int pieceCount, Random random, Run run, Source source,
             Executor onLoop, ScheduledExecutorService timer, Ticker ticker) {
@@ -100,7 +88,11 @@ final class ShareFetcher {
         this.ticker = ticker;
         this.workList = new WorkList(pieceCount, List.of());
         this.stealing = plan.scheduler(random);
-        this.inStolenWorks = new Bitfield(pieceCount);
+        this.steals = new WorkStealing(self, plan, stealing, workList, pieceCount, run, timer, () -> {
+            if (!closed) {
+                pump();
+            }
+        });
     }
 
     /** The work list, which the phase-2 requests consult (a piece pending from S3 is not asked of peers). */
@@ -145,13 +137,13 @@ final class ShareFetcher {
         StealingScheduler.Step step = stealing.next(workList.remaining());
         switch (step.action()) {
             case FETCH -> {
-                stealOutstanding = false;
+                steals.waiting(false);
                 startFetch();
             }
-            case STEAL -> steal(step.victim(), step.requestId());
-            case WAIT -> stealOutstanding = true;
+            case STEAL -> steals.steal(step.victim(), step.requestId());
+            case WAIT -> steals.waiting(true);
             case DONE -> {
-                stealOutstanding = false;
+                steals.waiting(false);
                 if (fetch == null && workList.isEmpty() && phase1EndNanos < 0) {
                     phase1EndNanos = ticker.read();
                     LOG.debug("{}: phase 1 done", self);
@@ -159,23 +151,6 @@ final class ShareFetcher {
             }
         }
         checkPhase2Start();
-    }
-
-    private void steal(String victim, int requestId) {
-        if (!run.send(victim, new GiveWorkRequest(requestId))) {
-            stealing.answered(victim, requestId, 0);
-            stealOutstanding = false;
-            return;
-        }
-        stealOutstanding = true;
-        giveWorkSent.computeIfAbsent(victim, k -> new HashSet<>()).add(requestId);
-        timer.schedule(() -> {
-            if (!closed && stealing.answered(victim, requestId, 0)) {
-                LOG.info("{}: {} did not answer giveWork {} in time", self, victim, requestId);
-                stealOutstanding = false;
-                pump();
-            }
-        }, GIVE_WORK_TIMEOUT_MILLIS, TimeUnit.MILLISECONDS);
     }
 
     private void startFetch() {
@@ -220,16 +195,7 @@ final class ShareFetcher {
 
     /** {@code peer} asks for works: half of the unstarted ones if the plan gives any, at most {@code maxWorks}. */
     void giveWorkRequested(String peer, int requestId, int maxWorks) {
-        List<PieceRun> given = plan.givesWork() ? workList.giveAway(maxWorks) : List.of();
-        for (PieceRun r : given) {
-            for (int i = r.first(); i < r.end(); i++) {
-                inStolenWorks.clear(i);
-            }
-        }
-        run.send(peer, new GiveWorkResponse(requestId, given));
-        if (!given.isEmpty()) {
-            LOG.debug("{}: gave {} works to {}", self, given.size(), peer);
-        }
+        steals.requested(peer, requestId, maxWorks);
         advertiseWorks();
     }
 
@@ -238,21 +204,8 @@ final class ShareFetcher {
      * are pieces stored meanwhile). Returns false, changing nothing, when this node did not ask it that.
      */
     boolean giveWorkAnswered(String peer, int requestId, List<PieceRun> works, IntPredicate have) {
-        Set<Integer> sent = giveWorkSent.get(peer);
-        if (sent == null || !sent.remove(requestId)) {
+        if (!steals.answered(peer, requestId, works, have)) {
             return false;
-        }
-        workList.append(works);
-        for (PieceRun r : works) {
-            inStolenWorks.setRange(r.first(), r.end());
-            for (int i = r.first(); i < r.end(); i++) {
-                if (have.test(i)) {
-                    workList.pieceStored(i);
-                }
-            }
-        }
-        if (stealing.answered(peer, requestId, works.size())) {
-            stealOutstanding = false;
         }
         advertiseWorks();
         pump();
@@ -261,17 +214,13 @@ final class ShareFetcher {
 
     /** {@code piece} is stored, from S3 ({@code fromS3}) or from a peer. */
     void pieceStored(int piece, boolean fromS3) {
-        if (fromS3 && inStolenWorks.get(piece)) {
-            piecesStolen++;
-        }
+        steals.pieceStored(piece, fromS3);
         workList.pieceStored(piece);
     }
 
     /** {@code peer} is gone: it is no victim any more, and a request outstanding to it is abandoned. */
     void peerLeft(String peer) {
-        stealing.peerLeft(peer);
-        giveWorkSent.remove(peer);
-        stealOutstanding = false;
+        steals.peerLeft(peer);
     }
 
     /** Orphaned pieces this node is to fetch: appended, advertised and fetched. */
@@ -289,7 +238,7 @@ final class ShareFetcher {
      * work, every member is connected and every peer last reported an empty list.
      */
     boolean overEverywhere() {
-        return begun && fetch == null && !stealOutstanding && workList.isEmpty() && run.peersOutOfWork();
+        return begun && fetch == null && !steals.outstanding() && workList.isEmpty() && run.peersOutOfWork();
     }
 
     /** Whether this node may request pieces from peers now. */
@@ -315,7 +264,7 @@ final class ShareFetcher {
     }
 
     int piecesStolen() {
-        return piecesStolen;
+        return steals.piecesStolen();
     }
 
     /** Stops: the fetch in flight is cancelled, nothing more is fetched or asked. */
