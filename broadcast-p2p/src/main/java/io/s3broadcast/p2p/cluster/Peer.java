@@ -1,5 +1,6 @@
 package io.s3broadcast.p2p.cluster;
 
+import io.s3broadcast.p2p.protocol.PeerMessage;
 import io.s3broadcast.spi.Bitfield;
 import java.util.BitSet;
 import java.util.HashMap;
@@ -29,6 +30,16 @@ final class Peer {
         this.id = id;
         this.link = link;
         this.has = new Bitfield(pieceCount);
+    }
+
+    /** Sends {@code msg} to peer {@code id} of {@code peers}; false when it is not connected. */
+    static boolean send(Map<String, Peer> peers, String id, PeerMessage msg) {
+        Peer p = peers.get(id);
+        if (p == null) {
+            return false;
+        }
+        p.link.send(msg);
+        return true;
     }
 
     /** {@code piece} is no longer outstanding to this peer. */

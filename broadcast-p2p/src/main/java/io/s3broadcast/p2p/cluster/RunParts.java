@@ -180,12 +180,7 @@ final class RunParts {
 
             @Override
             public boolean send(String peer, PeerMessage msg) {
-                Peer p = peers.get(peer);
-                if (p == null) {
-                    return false;
-                }
-                p.link.send(msg);
-                return true;
+                return Peer.send(peers, peer, msg);
             }
 
             @Override

@@ -27,11 +27,7 @@ final class Phase1Fixture {
 
             @Override
             public boolean send(String peer, PeerMessage msg) {
-                Peer p = peers.get(peer);
-                if (p != null) {
-                    p.link.send(msg);
-                }
-                return p != null;
+                return Peer.send(peers, peer, msg);
             }
 
             @Override
