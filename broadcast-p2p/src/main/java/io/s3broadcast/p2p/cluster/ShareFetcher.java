@@ -88,11 +88,7 @@ final class ShareFetcher {
         this.ticker = ticker;
         this.workList = new WorkList(pieceCount, List.of());
         this.stealing = plan.scheduler(random);
-        this.steals = new WorkStealing(self, plan, stealing, workList, pieceCount, run, timer, () -> {
-            if (!closed) {
-                pump();
-            }
-        });
+        this.steals = new WorkStealing(self, plan, stealing, workList, pieceCount, run, timer, this::pump);
     }
 
     /** The work list, which the phase-2 requests consult (a piece pending from S3 is not asked of peers). */
@@ -270,6 +266,7 @@ final class ShareFetcher {
     /** Stops: the fetch in flight is cancelled, nothing more is fetched or asked. */
     void close() {
         closed = true;
+        steals.close();
         CompletableFuture<Void> f = fetch;
         if (f != null) {
             f.cancel(true);

@@ -44,6 +44,7 @@ final class WorkStealing {
     /** Ids of our {@code GIVE_WORK_REQUEST}s to each peer without an answer (late answers are still welcome). */
     private final Map<String, Set<Integer>> sent = new HashMap<>();
     private boolean outstanding;
+    private boolean closed;
     private int piecesStolen;
 
     /** @param changed told when works came or a request was given up: the fetch goes on, the count is advertised */
@@ -79,7 +80,7 @@ final class WorkStealing {
         outstanding = true;
         sent.computeIfAbsent(victim, k -> new HashSet<>()).add(requestId);
         timer.schedule(() -> {
-            if (stealing.answered(victim, requestId, 0)) {
+            if (!closed && stealing.answered(victim, requestId, 0)) {
                 LOG.info("{}: {} did not answer giveWork {} in time", self, victim, requestId);
                 outstanding = false;
                 changed.run();
@@ -137,6 +138,11 @@ final class WorkStealing {
         stealing.peerLeft(peer);
         sent.remove(peer);
         outstanding = false;
+    }
+
+    /** The run stops: a request's timeout does nothing more. */
+    void close() {
+        closed = true;
     }
 
     /** Pieces fetched from S3 that were in works taken from other nodes. */
