@@ -21,6 +21,7 @@ public final class RegistryConfig {
     private final Duration staleAfter;
     private final Duration sessionTimeout;
     private final Duration operationTimeout;
+    private final int manifestShards;
 
     private RegistryConfig(Builder b) {
         this.group = Objects.requireNonNull(b.group, "group");
@@ -32,6 +33,10 @@ public final class RegistryConfig {
         this.staleAfter = positive(b.staleAfter, "staleAfter");
         this.sessionTimeout = positive(b.sessionTimeout, "sessionTimeout");
         this.operationTimeout = positive(b.operationTimeout, "operationTimeout");
+        if (b.manifestShards < 1 || b.manifestShards > 1024) {
+            throw new IllegalArgumentException("manifestShards must be 1 to 1024, was " + b.manifestShards);
+        }
+        this.manifestShards = b.manifestShards;
         if (staleAfter.compareTo(heartbeatInterval.multipliedBy(2)) < 0) {
             throw new IllegalArgumentException("staleAfter (" + staleAfter + ") must be at least twice heartbeatInterval ("
                     + heartbeatInterval + "), or live nodes would look stale");
@@ -52,6 +57,7 @@ public final class RegistryConfig {
         b.staleAfter = staleAfter;
         b.sessionTimeout = sessionTimeout;
         b.operationTimeout = operationTimeout;
+        b.manifestShards = manifestShards;
         return b;
     }
 
@@ -99,6 +105,15 @@ public final class RegistryConfig {
         return operationTimeout;
     }
 
+    /**
+     * How many manifest objects the {@code s3://} registry spreads a group's entries over (by hash of node id), so
+     * that concurrent writes contend little; every node reads all of them each poll. It must be the same on every
+     * node of a group. Default 4; see docs/scale.md for larger fleets.
+     */
+    public int manifestShards() {
+        return manifestShards;
+    }
+
     private static Duration positive(Duration d, String what) {
         Objects.requireNonNull(d, what);
         if (d.isNegative() || d.isZero()) {
@@ -118,6 +133,7 @@ public final class RegistryConfig {
         private Duration staleAfter = Duration.ofSeconds(35);
         private Duration sessionTimeout = Duration.ofSeconds(15);
         private Duration operationTimeout = Duration.ofSeconds(30);
+        private int manifestShards = 4;
 
         private Builder(GroupId group) {
             this.group = Objects.requireNonNull(group, "group");
@@ -160,6 +176,11 @@ public final class RegistryConfig {
 
         public Builder operationTimeout(Duration operationTimeout) {
             this.operationTimeout = operationTimeout;
+            return this;
+        }
+
+        public Builder manifestShards(int manifestShards) {
+            this.manifestShards = manifestShards;
             return this;
         }
 

@@ -28,39 +28,48 @@ import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicReferenceArray;
+import java.util.concurrent.ThreadLocalRandom;
+import java.util.function.UnaryOperator;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
-import software.amazon.awssdk.core.ResponseBytes;
 import software.amazon.awssdk.core.async.AsyncRequestBody;
 import software.amazon.awssdk.core.async.AsyncResponseTransformer;
 import software.amazon.awssdk.http.nio.netty.NettyNioAsyncHttpClient;
 import software.amazon.awssdk.services.s3.S3AsyncClient;
-import software.amazon.awssdk.services.s3.model.GetObjectResponse;
-import software.amazon.awssdk.services.s3.model.ListObjectsV2Response;
 import software.amazon.awssdk.services.s3.model.NoSuchKeyException;
-import software.amazon.awssdk.services.s3.model.S3Object;
 import software.amazon.awssdk.services.s3.model.S3Exception;
 import java.security.SecureRandom;
 
 /**
- * Each member is one object {@code <prefix>/<group hash>/<node id>} holding its {@link NodeEntry} (id, host,
- * port, joined time). Members are found by listing {@code <prefix>/<group hash>/}, page by page.
+ * A group's members live in a few small manifest objects {@code <prefix>/<group hash>/members-<i>} ({@link Manifest}),
+ * a node in shard {@code floorMod(nodeId.hashCode(), shards)}, so that writes contend little. Each entry carries a
+ * lease: its node writes it again every heartbeat interval with the lease ending {@code staleAfter} later.
  *
- * <p>The heartbeat is the object's {@code LastModified}: every heartbeat interval the node writes the same
- * bytes again, so the ETag stays the same and readers fetch an entry's body only when it is new or its ETag
- * changed; one LIST per poll, whatever the group's size. An entry is live while its {@code LastModified} is
- * within the staleness timeout of this node's clock, or while this node has seen it written again (its
- * {@code LastModified} or ETag change) within that timeout (which keeps nodes live when this clock runs ahead of S3's). Stale entries
- * are members no more; {@link #leave()} deletes this node's object. (With SSE-KMS the ETag changes on every
- * write, so each poll reads every entry again: correct, but one GET per member per poll.)
+ * <p>Writes are read-modify-write with conditional PUTs: {@code If-Match} on the ETag just read, or
+ * {@code If-None-Match: *} to create a shard; a 412 or 409 reads again and retries after a jittered, growing pause on
+ * the scheduler. Every write also drops the leases that ended more than {@code staleAfter} ago (crashed nodes), so
+ * nothing is left behind for long; {@link #leave()} removes this node's entry.
  *
- * <p>Watching is polling: every poll interval the listing is diffed with the last one. Heartbeats and polls
- * run on the configured scheduler; a failed poll keeps the last members and is logged. {@link #pollNow()} polls at
- * once (a node waiting for its group asks for it).
+ * <p>Watching is polling: every poll interval the node reads every shard with {@code If-None-Match} on the ETag it
+ * last saw, so an unchanged shard costs a 304 and no body. One GET per shard per round, whatever the group's size:
+ * the fleet makes {@code N x shards} GETs and about {@code N / heartbeat} PUTs per round-trip of the poll, O(N).
+ * ETags are only ever compared for equality (under SSE-KMS they are not MD5s); the manifest's own version counter
+ * and contents tell what changed. An entry is live while its lease has not ended by this node's clock, or while
+ * this node has seen its lease move on within {@code staleAfter} (which keeps nodes live when this clock runs ahead
+ * of theirs). If a poll finds this node's own entry missing (a backend whose conditional write is not atomic lost
+ * it, or a writer with a fast clock purged it), the node writes it again at once. {@link #pollNow()} polls at once
+ * (a node waiting for its group asks for it).
  */
 public final class S3PrefixRegistry extends AbstractNodeRegistry {
 
     private static final Logger log = LoggerFactory.getLogger(S3PrefixRegistry.class);
+
+    /** Attempts of one read-modify-write before it fails. */
+    static final int MAX_ATTEMPTS = 30;
+    /** First pause after a lost race; it doubles up to {@link #MAX_BACKOFF}, each drawn uniformly below its cap. */
+    static final Duration BASE_BACKOFF = Duration.ofMillis(50);
+    static final Duration MAX_BACKOFF = Duration.ofSeconds(2);
 
     private final S3AsyncClient s3;
     private final boolean ownsClient;
@@ -74,19 +83,21 @@ public final class S3PrefixRegistry extends AbstractNodeRegistry {
     private final Duration pollInterval;
     private final Duration staleAfter;
     private final Duration operationTimeout;
-    private final int pageSize;
+    private final int shards;
 
-    /** What the last listings showed, by key. */
+    /** The last copy of each shard this node read or wrote, with its ETag. */
+    private final AtomicReferenceArray<Copy> copies;
+    /** When this node saw each member's lease move on, by this node's clock. */
     private final Map<String, Seen> seen = new ConcurrentHashMap<>();
     private final AtomicBoolean polling = new AtomicBoolean();
+    private final AtomicBoolean renewing = new AtomicBoolean();
     private volatile boolean started;
 
-    private volatile String ownId; // the id this node registered with; the listing never overrides it
-    private volatile byte[] ownBody;
+    private volatile NodeEntry own; // this node's entry while registered
     private ScheduledFuture<?> pollTask; // guarded by the lifecycle (do* methods)
     private ScheduledFuture<?> heartbeatTask; // guarded by the lifecycle (do* methods)
 
-    S3PrefixRegistry(S3AsyncClient s3, boolean ownsClient, String bucket, String prefix, RegistryConfig config, int pageSize) {
+    S3PrefixRegistry(S3AsyncClient s3, boolean ownsClient, String bucket, String prefix, RegistryConfig config) {
         super(config.group());
         this.s3 = Objects.requireNonNull(s3, "s3");
         this.ownsClient = ownsClient;
@@ -105,10 +116,8 @@ public final class S3PrefixRegistry extends AbstractNodeRegistry {
         this.pollInterval = config.pollInterval();
         this.staleAfter = config.staleAfter();
         this.operationTimeout = config.operationTimeout();
-        if (pageSize < 1 || pageSize > 1000) {
-            throw new IllegalArgumentException("pageSize must be 1 to 1000, was " + pageSize);
-        }
-        this.pageSize = pageSize;
+        this.shards = config.manifestShards();
+        this.copies = new AtomicReferenceArray<>(shards);
     }
 
     /**
@@ -118,12 +127,22 @@ public final class S3PrefixRegistry extends AbstractNodeRegistry {
      */
     public static S3PrefixRegistry create(S3AsyncClient s3, String bucket, String prefix, RegistryConfig config) {
         RegistrySpec.S3Prefix spec = (RegistrySpec.S3Prefix) RegistrySpec.parse("s3://" + bucket + "/" + prefix);
-        return new S3PrefixRegistry(s3, false, spec.bucket(), spec.prefix(), config, 1000);
+        return new S3PrefixRegistry(s3, false, spec.bucket(), spec.prefix(), config);
     }
 
-    /** {@code s3://bucket/<prefix>/<group hash>/}, where this group's entries live. */
+    /** {@code s3://bucket/<prefix>/<group hash>/}, where this group's manifests live. */
     public String location() {
         return "s3://" + bucket + "/" + groupPrefix;
+    }
+
+    /** The key of manifest shard {@code i}. */
+    String shardKey(int i) {
+        return groupPrefix + "members-" + i;
+    }
+
+    /** The shard that holds {@code nodeId}'s entry. */
+    int shardOf(String nodeId) {
+        return Math.floorMod(nodeId.hashCode(), shards);
     }
 
     /** Name of the object, under the registry's prefix, that holds the group secret of every group there. */
@@ -149,7 +168,7 @@ public final class S3PrefixRegistry extends AbstractNodeRegistry {
                     AsyncRequestBody.fromBytes(secret)), "create " + where);
             log.info("{}: created the group secret {} (whoever can read it can join)", this, where);
         } catch (RegistryException e) {
-            if (!(e.getCause() instanceof S3Exception s3e) || (s3e.statusCode() != 412 && s3e.statusCode() != 409)) {
+            if (!isConflict(e.getCause())) {
                 throw new RegistryException("could not create the group secret " + where + ": " + e.getMessage()
                         + "; if this S3 backend does not support conditional writes (If-None-Match), configure a"
                         + " secret (s3broadcast.secret, S3BROADCAST_SECRET or --secret-file)", e);
@@ -180,7 +199,7 @@ public final class S3PrefixRegistry extends AbstractNodeRegistry {
 
     @Override
     protected void doStart() {
-        await(poll(), "list " + location());
+        await(poll(), "read the manifests under " + location());
         long every = pollInterval.toNanos();
         pollTask = scheduler.scheduleWithFixedDelay(this::pollInBackground, every, every, TimeUnit.NANOSECONDS);
         started = true;
@@ -196,12 +215,15 @@ public final class S3PrefixRegistry extends AbstractNodeRegistry {
 
     @Override
     protected NodeInfo doRegister(NodeInfo node) {
-        String key = groupPrefix + node.nodeId();
-        refuseIfTakenByAnother(key, node);
-        byte[] body = new NodeEntry(node, clock.instant()).toJson();
-        await(put(key, body), "write " + "s3://" + bucket + "/" + key);
-        ownId = node.nodeId();
-        ownBody = body;
+        refuseIfTakenByAnother(node);
+        NodeEntry entry = new NodeEntry(node, clock.instant());
+        own = entry;
+        try {
+            await(renew(), "write " + node.nodeId() + " into s3://" + bucket + "/" + shardKey(shardOf(node.nodeId())));
+        } catch (RuntimeException e) {
+            own = null;
+            throw e;
+        }
         long every = heartbeatInterval.toNanos();
         heartbeatTask = scheduler.scheduleAtFixedRate(this::heartbeatInBackground, every, every, TimeUnit.NANOSECONDS);
         memberJoined(node);
@@ -209,30 +231,13 @@ public final class S3PrefixRegistry extends AbstractNodeRegistry {
     }
 
     /** A live entry with this id and another address belongs to another node: node ids must be unique. */
-    private void refuseIfTakenByAnother(String key, NodeInfo node) {
-        ResponseBytes<GetObjectResponse> existing;
-        try {
-            existing = await(s3.getObject(b -> b.bucket(bucket).key(key).overrideConfiguration(o -> o.apiCallTimeout(operationTimeout)),
-                    AsyncResponseTransformer.toBytes()), "read s3://" + bucket + "/" + key);
-        } catch (RegistryException e) {
-            if (e.getCause() instanceof NoSuchKeyException) {
-                return;
-            }
-            throw e;
-        }
-        Instant lastModified = existing.response().lastModified();
-        if (lastModified == null || !isFresh(lastModified, clock.instant())) {
-            return;
-        }
-        NodeInfo other;
-        try {
-            other = NodeEntry.parse(existing.asByteArray()).node();
-        } catch (IllegalArgumentException e) {
-            return;
-        }
-        if (!other.equals(node)) {
-            throw new RegistryException("node id " + node.nodeId() + " is already registered at " + location() + " by a live node at "
-                    + other.address() + "; node ids must be unique in a group");
+    private void refuseIfTakenByAnother(NodeInfo node) {
+        int shard = shardOf(node.nodeId());
+        Copy copy = await(read(shard), "read s3://" + bucket + "/" + shardKey(shard));
+        Manifest.Lease existing = copy.manifest.entries().get(node.nodeId());
+        if (existing != null && !existing.until().isBefore(clock.instant()) && !existing.entry().node().equals(node)) {
+            throw new RegistryException("node id " + node.nodeId() + " is already registered at " + location()
+                    + " by a live node at " + existing.entry().node().address() + "; node ids must be unique in a group");
         }
     }
 
@@ -242,11 +247,11 @@ public final class S3PrefixRegistry extends AbstractNodeRegistry {
             heartbeatTask.cancel(false);
             heartbeatTask = null;
         }
-        ownBody = null;
+        own = null;
         memberLeft(node.nodeId());
-        String key = groupPrefix + node.nodeId();
-        await(s3.deleteObject(b -> b.bucket(bucket).key(key).overrideConfiguration(o -> o.apiCallTimeout(operationTimeout))),
-                "delete s3://" + bucket + "/" + key);
+        int shard = shardOf(node.nodeId());
+        await(update(shard, m -> m.entries().containsKey(node.nodeId()) ? m.without(node.nodeId()) : m),
+                "remove " + node.nodeId() + " from s3://" + bucket + "/" + shardKey(shard));
     }
 
     @Override
@@ -272,75 +277,92 @@ public final class S3PrefixRegistry extends AbstractNodeRegistry {
         poll().whenComplete((members, failure) -> {
             polling.set(false);
             if (failure != null && !isClosed()) {
-                log.warn("{}: could not list {}; keeping the last members: {}", this, location(), rootCause(failure).toString());
-            }
-        });
-    }
-
-    private void heartbeatInBackground() {
-        byte[] body = ownBody;
-        String id = ownId;
-        if (body == null || id == null) {
-            return;
-        }
-        heartbeat().whenComplete((r, failure) -> {
-            if (failure != null && !isClosed()) {
-                log.warn("{}: heartbeat of {} failed; others drop this node after {} without one: {}", this, id, staleAfter,
+                log.warn("{}: could not read the manifests under {}; keeping the last members: {}", this, location(),
                         rootCause(failure).toString());
             }
         });
     }
 
-    /** Writes this node's entry again, moving its {@code LastModified} on. Completes at once if not registered. */
-    CompletableFuture<Void> heartbeat() {
-        byte[] body = ownBody;
-        String id = ownId;
-        if (body == null || id == null) {
-            return CompletableFuture.completedFuture(null);
+    private void heartbeatInBackground() {
+        NodeEntry entry = own;
+        if (entry == null || !renewing.compareAndSet(false, true)) {
+            return;
         }
-        return put(groupPrefix + id, body);
+        renew().whenComplete((r, failure) -> {
+            renewing.set(false);
+            if (failure != null && !isClosed()) {
+                log.warn("{}: heartbeat of {} failed; others drop this node after {} without one: {}", this,
+                        entry.node().nodeId(), staleAfter, rootCause(failure).toString());
+            }
+        });
     }
 
-    /** Lists the group, reads new or changed entries, and reports the live ones as the members. */
+    /**
+     * Writes this node's entry with a lease ending {@code staleAfter} from now, dropping ended leases on the way.
+     * Completes at once if not registered.
+     */
+    CompletableFuture<Void> heartbeat() {
+        return renew();
+    }
+
+    private CompletableFuture<Void> renew() {
+        NodeEntry entry = own;
+        if (entry == null) {
+            return CompletableFuture.completedFuture(null);
+        }
+        String id = entry.node().nodeId();
+        return update(shardOf(id), m -> own == entry ? m.with(new Manifest.Lease(entry, clock.instant().plus(staleAfter))) : m);
+    }
+
+    /** Reads every shard (conditionally) and reports the live members. */
     CompletableFuture<List<NodeInfo>> poll() {
-        List<S3Object> listed = new ArrayList<>();
-        return listFrom(null, listed).thenCompose(done -> {
-            Instant now = clock.instant();
-            Set<String> keys = new HashSet<>();
-            List<CompletableFuture<Void>> reads = new ArrayList<>();
-            for (S3Object object : listed) {
-                String key = object.key();
-                String id = key.substring(groupPrefix.length());
-                if (id.isEmpty() || id.indexOf('/') >= 0 || id.equals(ownId)) {
-                    continue;
-                }
-                keys.add(key);
-                Seen before = seen.get(key);
-                boolean written = before != null && (object.lastModified().isAfter(before.lastModified)
-                        || !unquote(object.eTag()).equals(unquote(before.eTag)));
-                Instant advancedAt = written ? now : before == null ? null : before.advancedAt;
-                Seen current = new Seen(object.eTag(), object.lastModified(), advancedAt,
-                        before != null && before.eTag.equals(object.eTag()) ? before.node : null);
-                seen.put(key, current);
-                if (current.node == null && current.isLive(now)) {
-                    reads.add(read(key, id));
+        List<CompletableFuture<Copy>> reads = new ArrayList<>(shards);
+        for (int i = 0; i < shards; i++) {
+            reads.add(read(i));
+        }
+        return CompletableFuture.allOf(reads.toArray(CompletableFuture[]::new)).thenCompose(v -> {
+            List<NodeInfo> members = report(clock.instant());
+            NodeEntry entry = own;
+            if (entry != null && !isClosed()) {
+                Copy mine = copies.get(shardOf(entry.node().nodeId()));
+                if (mine != null && !mine.manifest.entries().containsKey(entry.node().nodeId())) {
+                    log.info("{}: the entry of {} is missing from {}; writing it again", this, entry.node().nodeId(),
+                            shardKey(shardOf(entry.node().nodeId())));
+                    return renew().thenApply(r -> members);
                 }
             }
-            seen.keySet().retainAll(keys);
-            return CompletableFuture.allOf(reads.toArray(CompletableFuture[]::new)).thenApply(v -> report(now));
+            return CompletableFuture.completedFuture(members);
         });
     }
 
     private List<NodeInfo> report(Instant now) {
+        NodeEntry entry = own;
+        String ownId = entry == null ? null : entry.node().nodeId();
         List<NodeInfo> members = new ArrayList<>();
-        for (Seen s : seen.values()) {
-            if (s.node != null && s.isLive(now)) {
-                members.add(s.node);
+        Set<String> present = new HashSet<>();
+        for (int i = 0; i < shards; i++) {
+            Copy copy = copies.get(i);
+            if (copy == null) {
+                continue;
+            }
+            for (Manifest.Lease lease : copy.manifest.entries().values()) {
+                NodeInfo node = lease.entry().node();
+                if (node.nodeId().equals(ownId) || shardOf(node.nodeId()) != i) {
+                    continue;
+                }
+                present.add(node.nodeId());
+                Seen before = seen.get(node.nodeId());
+                Seen current = before == null ? new Seen(lease.until(), null)
+                        : lease.until().isAfter(before.until) ? new Seen(lease.until(), now) : before;
+                seen.put(node.nodeId(), current);
+                if (!lease.until().isBefore(now) || (current.advancedAt != null && isFresh(current.advancedAt, now))) {
+                    members.add(node);
+                }
             }
         }
-        String id = ownId;
+        seen.keySet().retainAll(present);
         NodeInfo self = registeredSelf();
-        if (self != null && self.nodeId().equals(id)) {
+        if (self != null && self.nodeId().equals(ownId)) {
             members.add(self);
         }
         if (!isClosed()) {
@@ -349,60 +371,112 @@ public final class S3PrefixRegistry extends AbstractNodeRegistry {
         return members;
     }
 
-    /** Reads one entry's body; an unreadable or vanished entry is skipped until its ETag changes. */
-    private CompletableFuture<Void> read(String key, String id) {
-        return s3.getObject(b -> b.bucket(bucket).key(key).overrideConfiguration(o -> o.apiCallTimeout(operationTimeout)),
+    /**
+     * Reads shard {@code i} with {@code If-None-Match} on the last ETag seen: a 304 keeps the copy, a missing object
+     * is an empty manifest, a body that is not a manifest is taken as empty (and replaced by the next write).
+     */
+    CompletableFuture<Copy> read(int i) {
+        Copy last = copies.get(i);
+        String key = shardKey(i);
+        return s3.getObject(b -> b.bucket(bucket).key(key).ifNoneMatch(last == null ? null : last.eTag)
+                                .overrideConfiguration(o -> o.apiCallTimeout(operationTimeout)),
                         AsyncResponseTransformer.toBytes())
                 .handle((bytes, failure) -> {
-                    Seen s = seen.get(key);
-                    if (s == null) {
-                        return null;
-                    }
                     if (failure != null) {
-                        if (rootCause(failure) instanceof NoSuchKeyException) {
-                            seen.remove(key);
-                        } else {
-                            log.debug("{}: could not read {}: {}", this, key, rootCause(failure).toString());
+                        Throwable cause = rootCause(failure);
+                        if (cause instanceof S3Exception e && e.statusCode() == 304 && last != null) {
+                            return last;
                         }
-                        return null;
+                        if (cause instanceof NoSuchKeyException) {
+                            return store(i, new Copy(null, Manifest.EMPTY));
+                        }
+                        throw new CompletionException(cause);
                     }
-                    if (!unquote(bytes.response().eTag()).equals(unquote(s.eTag))) {
-                        return null; // rewritten since the listing; the next poll reads it again
-                    }
+                    Manifest manifest;
                     try {
-                        NodeInfo node = NodeEntry.parse(bytes.asByteArray()).node();
-                        if (node.nodeId().equals(id)) {
-                            seen.put(key, s.withNode(node));
-                        } else {
-                            log.warn("{}: ignoring {}: it holds node id {}", this, key, node.nodeId());
-                        }
+                        manifest = Manifest.parse(bytes.asByteArray());
                     } catch (IllegalArgumentException e) {
-                        log.warn("{}: ignoring {}: {}", this, key, e.getMessage());
+                        log.warn("{}: ignoring s3://{}/{}: {}", this, bucket, key, e.getMessage());
+                        manifest = Manifest.EMPTY;
                     }
-                    return null;
+                    return store(i, new Copy(bytes.response().eTag(), manifest));
                 });
     }
 
-    private CompletableFuture<Void> listFrom(String token, List<S3Object> into) {
-        return s3.listObjectsV2(b -> b.bucket(bucket).prefix(groupPrefix).maxKeys(pageSize).continuationToken(token)
-                        .overrideConfiguration(o -> o.apiCallTimeout(operationTimeout)))
-                .thenCompose((ListObjectsV2Response page) -> {
-                    into.addAll(page.contents());
-                    if (Boolean.TRUE.equals(page.isTruncated()) && page.nextContinuationToken() != null) {
-                        return listFrom(page.nextContinuationToken(), into);
+    private Copy store(int i, Copy copy) {
+        copies.set(i, copy);
+        return copy;
+    }
+
+    /**
+     * Read-modify-write of shard {@code i}: reads it, applies {@code change} to it with the ended leases purged, and
+     * writes the result if it differs, conditional on the ETag read; on a lost race reads again and retries after a
+     * jittered pause.
+     */
+    CompletableFuture<Void> update(int i, UnaryOperator<Manifest> change) {
+        CompletableFuture<Void> done = new CompletableFuture<>();
+        attempt(i, change, 0, done);
+        return done;
+    }
+
+    private void attempt(int i, UnaryOperator<Manifest> change, int attempt, CompletableFuture<Void> done) {
+        read(i).thenCompose(copy -> {
+            Manifest purged = copy.manifest.purgedBefore(clock.instant().minus(staleAfter));
+            Manifest changed = change.apply(purged);
+            if (changed == copy.manifest) {
+                return CompletableFuture.completedFuture(null);
+            }
+            if (changed == purged) {
+                changed = new Manifest(purged.version() + 1, purged.entries());
+            }
+            return write(i, copy.eTag, changed);
+        }).whenComplete((r, failure) -> {
+            if (failure == null) {
+                done.complete(null);
+                return;
+            }
+            Throwable cause = rootCause(failure);
+            if (!isConflict(cause) || attempt + 1 >= MAX_ATTEMPTS) {
+                done.completeExceptionally(isConflict(cause) ? new RegistryException("gave up writing s3://" + bucket + "/"
+                        + shardKey(i) + " after " + (attempt + 1) + " attempts that lost races with other writers", cause)
+                        : cause);
+                return;
+            }
+            long capNanos = Math.min(MAX_BACKOFF.toNanos(), BASE_BACKOFF.toNanos() << Math.min(attempt, 20));
+            long pause = ThreadLocalRandom.current().nextLong(capNanos + 1);
+            try {
+                scheduler.schedule(() -> attempt(i, change, attempt + 1, done), pause, TimeUnit.NANOSECONDS);
+            } catch (RuntimeException e) {
+                done.completeExceptionally(e); // the scheduler is shut down
+            }
+        });
+    }
+
+    private CompletableFuture<Void> write(int i, String eTag, Manifest manifest) {
+        String key = shardKey(i);
+        byte[] body = manifest.toBytes();
+        return s3.putObject(b -> {
+                    b.bucket(bucket).key(key).contentType("text/plain; charset=utf-8")
+                            .overrideConfiguration(o -> o.apiCallTimeout(operationTimeout));
+                    if (eTag == null) {
+                        b.ifNoneMatch("*");
+                    } else {
+                        b.ifMatch(eTag);
                     }
-                    return CompletableFuture.completedFuture(null);
+                }, AsyncRequestBody.fromBytes(body))
+                .thenAccept(response -> {
+                    // The PUT's ETag names exactly these bytes; with none, the next read fetches them again.
+                    store(i, new Copy(response.eTag(), manifest));
                 });
     }
 
-    private CompletableFuture<Void> put(String key, byte[] body) {
-        return s3.putObject(b -> b.bucket(bucket).key(key).contentType("application/json")
-                        .overrideConfiguration(o -> o.apiCallTimeout(operationTimeout)),
-                AsyncRequestBody.fromBytes(body)).thenApply(r -> null);
+    /** 412 Precondition Failed, or 409 ConditionalRequestConflict: another writer got there first. */
+    private static boolean isConflict(Throwable t) {
+        return t instanceof S3Exception e && (e.statusCode() == 412 || e.statusCode() == 409);
     }
 
-    private boolean isFresh(Instant lastModified, Instant now) {
-        return !lastModified.plus(staleAfter).isBefore(now);
+    private boolean isFresh(Instant seenAt, Instant now) {
+        return !seenAt.plus(staleAfter).isBefore(now);
     }
 
     /** Waits for a call to S3 that carries its own timeout; a little longer, in case it does not fire. */
@@ -422,10 +496,6 @@ public final class S3PrefixRegistry extends AbstractNodeRegistry {
         }
     }
 
-    private static String unquote(String eTag) {
-        return eTag == null ? "" : eTag.replace("\"", "");
-    }
-
     private static Throwable rootCause(Throwable t) {
         while ((t instanceof CompletionException || t instanceof ExecutionException) && t.getCause() != null) {
             t = t.getCause();
@@ -438,27 +508,12 @@ public final class S3PrefixRegistry extends AbstractNodeRegistry {
         return "S3PrefixRegistry[" + location() + "]";
     }
 
-    /** One listed entry: its ETag and {@code LastModified}, when this node saw that advance, and its body once read. */
-    private final class Seen {
-        final String eTag;
-        final Instant lastModified;
-        final Instant advancedAt;
-        final NodeInfo node;
+    /** A shard as last read or written: its ETag (null if the object does not exist) and contents. */
+    record Copy(String eTag, Manifest manifest) {
+    }
 
-        Seen(String eTag, Instant lastModified, Instant advancedAt, NodeInfo node) {
-            this.eTag = eTag;
-            this.lastModified = lastModified;
-            this.advancedAt = advancedAt;
-            this.node = node;
-        }
-
-        Seen withNode(NodeInfo n) {
-            return new Seen(eTag, lastModified, advancedAt, n);
-        }
-
-        boolean isLive(Instant now) {
-            return isFresh(lastModified, now) || (advancedAt != null && isFresh(advancedAt, now));
-        }
+    /** A member's lease end as last seen, and when (by this node's clock) this node saw it move on. */
+    private record Seen(Instant until, Instant advancedAt) {
     }
 
     /** Serves {@code s3://bucket/prefix} specs, with the config's S3 client or one built from the SDK's defaults. */
@@ -475,7 +530,7 @@ public final class S3PrefixRegistry extends AbstractNodeRegistry {
                 throw new IllegalArgumentException("not an S3 registry spec: " + spec);
             }
             if (config.s3Client() != null) {
-                return new S3PrefixRegistry(config.s3Client(), false, s.bucket(), s.prefix(), config, 1000);
+                return new S3PrefixRegistry(config.s3Client(), false, s.bucket(), s.prefix(), config);
             }
             S3AsyncClient client;
             try {
@@ -484,7 +539,7 @@ public final class S3PrefixRegistry extends AbstractNodeRegistry {
                 throw new IllegalArgumentException("registry " + spec + " needs an S3 client and the SDK could not build one ("
                         + e.getMessage() + "); set AWS_REGION and credentials, or pass a client in RegistryConfig", e);
             }
-            return new S3PrefixRegistry(client, true, s.bucket(), s.prefix(), config, 1000);
+            return new S3PrefixRegistry(client, true, s.bucket(), s.prefix(), config);
         }
     }
 }
