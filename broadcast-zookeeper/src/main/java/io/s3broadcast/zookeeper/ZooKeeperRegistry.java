@@ -20,37 +20,42 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
-import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import org.apache.curator.framework.CuratorFramework;
-import org.apache.curator.framework.CuratorFrameworkFactory;
-import org.apache.curator.framework.recipes.cache.ChildData;
-import org.apache.curator.framework.recipes.cache.CuratorCache;
-import org.apache.curator.framework.recipes.cache.CuratorCacheListener;
 import org.apache.curator.framework.recipes.nodes.PersistentNode;
 import org.apache.curator.framework.state.ConnectionState;
 import org.apache.curator.framework.state.ConnectionStateListener;
-import org.apache.curator.retry.BoundedExponentialBackoffRetry;
 import org.apache.zookeeper.CreateMode;
+import org.apache.zookeeper.WatchedEvent;
+import org.apache.zookeeper.Watcher;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicLong;
 import org.apache.zookeeper.data.Stat;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
  * Members are ephemeral znodes {@code <path>/<group hash>/<node id>} whose data is the member's
- * {@link NodeEntry}; the group node is a container, which ZooKeeper removes once it is empty.
+ * {@link NodeEntry}; the group node is a container, which ZooKeeper removes once it is empty. A node that crashes
+ * disappears with its session.
  *
- * <p>A {@link CuratorCache} on the group node follows the members. This node's znode is a Curator
- * {@link PersistentNode}: when the session is lost (the other nodes then see this one leave, once the
- * session expires) it is created again as soon as a new session starts, and the others see it join.
- * {@link #leave()} deletes it. While the connection is down the last known members stay as they were.
+ * <p>Registries opened from a {@code zk://} spec share one Curator client, so one ZooKeeper session, per ensemble in
+ * the process (reference-counted: the last registry closed closes it). Each registry keeps one children watch on the
+ * group node: a join or leave fires one event per watching registry, which lists the children again (setting the
+ * watch again) and reads the data of new children only; so one change costs the fleet O(N) events and reads, not
+ * a watch per member per member. This node's znode is a Curator {@link PersistentNode}: when the session is lost
+ * (the other nodes then see this one leave, once the session expires) it is created again as soon as a new session
+ * starts, and the others see it join. {@link #leave()} deletes it. While the connection is down the last known
+ * members stay as they were.
  */
 public final class ZooKeeperRegistry extends AbstractNodeRegistry {
 
     private static final Logger log = LoggerFactory.getLogger(ZooKeeperRegistry.class);
 
     private final CuratorFramework client;
-    private final boolean ownsClient;
+    private final SharedSessions.Lease session; // null when the caller owns the client
     private final String where;
     private final String groupPath;
     private final String secretPath;
@@ -58,15 +63,19 @@ public final class ZooKeeperRegistry extends AbstractNodeRegistry {
     private final Duration operationTimeout;
     private final ConnectionStateListener connectionListener = this::connectionChanged;
 
-    private CuratorCache cache; // guarded by the lifecycle (do* methods)
+    private final Watcher childrenWatcher = this::childrenChanged;
+    /** The data of the group's children as last read, by znode name; only new names are read. */
+    private final Map<String, NodeInfo> known = new ConcurrentHashMap<>();
     private PersistentNode znode; // guarded by the lifecycle (do* methods)
-    private volatile boolean cacheReady;
-    private volatile String withdrawnId; // the id this node left as, hidden until the cache sees its znode go
+    private volatile boolean watching;
+    private final AtomicLong reads = new AtomicLong(); // listings and data reads after start, for tests
+    private volatile String withdrawnId; // the id this node left as, hidden until a listing shows its znode gone
 
-    private ZooKeeperRegistry(CuratorFramework client, boolean ownsClient, String where, String basePath, RegistryConfig config) {
+    private ZooKeeperRegistry(CuratorFramework client, SharedSessions.Lease session, String where, String basePath,
+            RegistryConfig config) {
         super(config.group());
         this.client = Objects.requireNonNull(client, "client");
-        this.ownsClient = ownsClient;
+        this.session = session;
         this.where = where;
         this.groupPath = basePath + "/" + config.group().hash();
         this.secretPath = basePath + "/" + SECRET_NAME;
@@ -75,19 +84,14 @@ public final class ZooKeeperRegistry extends AbstractNodeRegistry {
     }
 
     /**
-     * A registry with its own Curator client for {@code spec}'s ensemble, using the config's session and
-     * operation timeouts; closing the registry closes the client.
+     * A registry for {@code spec}'s ensemble on the Curator client this process shares for that ensemble and the
+     * config's session and operation timeouts (started on first use, closed when its last registry closes).
      */
     public static ZooKeeperRegistry create(RegistrySpec.ZooKeeper spec, RegistryConfig config) {
         int sessionMillis = (int) Math.min(Integer.MAX_VALUE, config.sessionTimeout().toMillis());
         int connectMillis = (int) Math.min(sessionMillis, config.operationTimeout().toMillis());
-        CuratorFramework client = CuratorFrameworkFactory.builder()
-                .connectString(spec.connectString())
-                .sessionTimeoutMs(sessionMillis)
-                .connectionTimeoutMs(connectMillis)
-                .retryPolicy(new BoundedExponentialBackoffRetry(100, 5_000, 29))
-                .build();
-        return new ZooKeeperRegistry(client, true, spec.toString(), spec.path(), config);
+        SharedSessions.Lease session = SharedSessions.acquire(spec.connectString(), sessionMillis, connectMillis);
+        return new ZooKeeperRegistry(session.client(), session, spec.toString(), spec.path(), config);
     }
 
     /**
@@ -101,7 +105,7 @@ public final class ZooKeeperRegistry extends AbstractNodeRegistry {
         }
         String path = ((RegistrySpec.ZooKeeper) RegistrySpec.parse("zk://localhost" + basePath)).path();
         String where = "zk://" + client.getZookeeperClient().getCurrentConnectionString() + path;
-        return new ZooKeeperRegistry(client, false, where, path, config);
+        return new ZooKeeperRegistry(client, null, where, path, config);
     }
 
     /** The znode under which this group's members live. */
@@ -137,6 +141,16 @@ public final class ZooKeeperRegistry extends AbstractNodeRegistry {
         }
     }
 
+    /** The ZooKeeper session this registry's client has now; registries of one process share it. */
+    long sessionId() throws Exception {
+        return client.getZookeeperClient().getZooKeeper().getSessionId();
+    }
+
+    /** Listings and data reads made after start, to check what a change costs. */
+    long reads() {
+        return reads.get();
+    }
+
     public String groupPath() {
         return groupPath;
     }
@@ -144,33 +158,24 @@ public final class ZooKeeperRegistry extends AbstractNodeRegistry {
     @Override
     protected void doStart() {
         client.getConnectionStateListenable().addListener(connectionListener);
-        if (ownsClient) {
-            client.start();
-        }
         try {
             if (!client.blockUntilConnected((int) operationTimeout.toMillis(), TimeUnit.MILLISECONDS)) {
                 throw new RegistryException("could not connect to ZooKeeper at " + where + " within " + operationTimeout);
             }
             client.createContainers(groupPath);
-            CountDownLatch initialized = new CountDownLatch(1);
-            cache = CuratorCache.build(client, groupPath);
-            cache.listenable().addListener(CuratorCacheListener.builder()
-                    .forAll((type, before, after) -> {
-                        if (cacheReady) {
-                            refresh();
-                        }
-                    })
-                    .forInitialized(() -> {
-                        cacheReady = true;
-                        refresh();
-                        initialized.countDown();
-                    })
-                    .build());
-            cache.start();
-            if (!initialized.await(operationTimeout.toMillis(), TimeUnit.MILLISECONDS)) {
-                throw new RegistryException("could not read the members under " + groupPath + " at " + where + " within "
-                        + operationTimeout);
+            watching = true;
+            List<String> children = client.getChildren().usingWatcher(childrenWatcher).forPath(groupPath);
+            for (String name : children) {
+                try {
+                    NodeInfo node = decode(groupPath + "/" + name, client.getData().forPath(groupPath + "/" + name));
+                    if (node != null) {
+                        known.put(name, node);
+                    }
+                } catch (KeeperException.NoNodeException e) {
+                    // gone since the listing
+                }
             }
+            publish(children);
             log.debug("{}: following {} at {}", this, groupPath, where);
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
@@ -179,6 +184,66 @@ public final class ZooKeeperRegistry extends AbstractNodeRegistry {
             throw e;
         } catch (Exception e) {
             throw new RegistryException("could not start the ZooKeeper registry at " + where + ": " + e, e);
+        }
+    }
+
+    /** The children watch fired (it fires once): list the children again, setting it again. */
+    private void childrenChanged(WatchedEvent event) {
+        if (watching && event.getType() != Watcher.Event.EventType.None) {
+            relist();
+        }
+    }
+
+    /** Lists the group's children with the watch set, in the background, then reads the new ones. */
+    private void relist() {
+        if (!watching) {
+            return;
+        }
+        try {
+            reads.incrementAndGet();
+            client.getChildren().usingWatcher(childrenWatcher).inBackground((c, event) -> {
+                if (event.getResultCode() == KeeperException.Code.OK.intValue()) {
+                    readNew(event.getChildren());
+                } else if (watching) {
+                    log.warn("{}: could not list {} at {} (code {}); listing again on reconnect", this, groupPath,
+                            where, KeeperException.Code.get(event.getResultCode()));
+                }
+            }).forPath(groupPath);
+        } catch (Exception e) {
+            log.warn("{}: could not list {} at {}: {}", this, groupPath, where, e.toString());
+        }
+    }
+
+    /** Reads the data of children not read before (in the background), then publishes the listing. */
+    private void readNew(List<String> children) {
+        known.keySet().retainAll(children);
+        List<String> fresh = children.stream().filter(n -> !known.containsKey(n)).toList();
+        if (fresh.isEmpty()) {
+            publish(children);
+            return;
+        }
+        AtomicInteger left = new AtomicInteger(fresh.size());
+        for (String name : fresh) {
+            String path = groupPath + "/" + name;
+            try {
+                reads.incrementAndGet();
+                client.getData().inBackground((c, event) -> {
+                    if (event.getResultCode() == KeeperException.Code.OK.intValue()) {
+                        NodeInfo node = decode(path, event.getData());
+                        if (node != null) {
+                            known.put(name, node);
+                        }
+                    }
+                    if (left.decrementAndGet() == 0) {
+                        publish(children);
+                    }
+                }).forPath(path);
+            } catch (Exception e) {
+                log.warn("{}: could not read {} at {}: {}", this, path, where, e.toString());
+                if (left.decrementAndGet() == 0) {
+                    publish(children);
+                }
+            }
         }
     }
 
@@ -247,37 +312,32 @@ public final class ZooKeeperRegistry extends AbstractNodeRegistry {
 
     @Override
     protected void doClose() {
-        cacheReady = false;
+        watching = false;
         if (znode != null) {
             closeQuietly(znode);
             znode = null;
         }
-        if (cache != null) {
-            cache.close();
-            cache = null;
-        }
         client.getConnectionStateListenable().removeListener(connectionListener);
-        if (ownsClient) {
-            client.close();
+        try {
+            client.watchers().remove(childrenWatcher).ofType(Watcher.WatcherType.Children).locally().forPath(groupPath);
+        } catch (Exception e) {
+            log.debug("{}: removing the children watch on {} failed: {}", this, groupPath, e.toString());
+        }
+        if (session != null) {
+            session.close();
         }
     }
 
-    /** Replaces the member table with the cache's direct children of the group node. */
-    private void refresh() {
-        CuratorCache current = cache;
-        if (current == null) {
+    /** Replaces the member table with the children listed, as last read. */
+    private synchronized void publish(List<String> children) {
+        if (!watching) {
             return;
         }
         String withdrawn = withdrawnId;
         boolean withdrawnStillThere = false;
         List<NodeInfo> members = new ArrayList<>();
-        String prefix = groupPath + "/";
-        for (ChildData d : (Iterable<ChildData>) current.stream()::iterator) {
-            String path = d.getPath();
-            if (!path.startsWith(prefix) || path.indexOf('/', prefix.length()) >= 0) {
-                continue;
-            }
-            NodeInfo node = decode(path, d.getData());
+        for (String name : children) {
+            NodeInfo node = known.get(name);
             if (node == null) {
                 continue;
             }
@@ -313,7 +373,10 @@ public final class ZooKeeperRegistry extends AbstractNodeRegistry {
             case SUSPENDED -> log.warn("{}: connection to ZooKeeper at {} suspended; members may be out of date", this, where);
             case LOST -> log.warn("{}: ZooKeeper session lost at {}; others see this node leave; it registers again on reconnect",
                     this, where);
-            case RECONNECTED -> log.info("{}: reconnected to ZooKeeper at {}", this, where);
+            case RECONNECTED -> {
+                log.info("{}: reconnected to ZooKeeper at {}", this, where);
+                relist(); // a new session has lost the watch; an old one may have missed changes
+            }
             default -> log.debug("{}: ZooKeeper connection {}", this, state);
         }
     }

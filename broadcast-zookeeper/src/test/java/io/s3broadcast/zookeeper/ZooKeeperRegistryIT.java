@@ -109,6 +109,61 @@ class ZooKeeperRegistryIT {
     }
 
     @Test
+    void registriesOfOneProcessShareOneSessionUntilTheLastCloses() throws Exception {
+        int sessionMillis = (int) config.sessionTimeout().toMillis();
+        int connectMillis = (int) Math.min(sessionMillis, config.operationTimeout().toMillis());
+        String connect = server.getConnectString();
+        NodeRegistry a = registered(A);
+        NodeRegistry b = registered(B);
+        long sessionA = ((ZooKeeperRegistry) a).sessionId();
+        assertThat(((ZooKeeperRegistry) b).sessionId()).isEqualTo(sessionA);
+        assertThat(SharedSessions.users(connect, sessionMillis, connectMillis)).isEqualTo(2);
+        assertThat(b.members()).containsExactly(A, B);
+        b.close();
+        assertThat(SharedSessions.users(connect, sessionMillis, connectMillis)).isEqualTo(1);
+        a.close();
+        assertThat(SharedSessions.users(connect, sessionMillis, connectMillis)).isZero();
+        NodeRegistry c = registered(C); // a new session for the next run
+        assertThat(((ZooKeeperRegistry) c).sessionId()).isNotEqualTo(sessionA);
+        assertThat(c.members()).containsExactly(C);
+    }
+
+    @Test
+    void aJoinCostsEachWatchingRegistryOneListingAndOneRead() throws Exception {
+        List<NodeRegistry> fleet = new ArrayList<>();
+        for (int i = 0; i < 10; i++) {
+            fleet.add(registered(new NodeInfo("n" + i, "127.0.0.1", 8000 + i)));
+        }
+        EventQueue events = new EventQueue();
+        fleet.get(0).watch(events);
+        for (int i = 0; i < 10; i++) {
+            events.expect("+n" + i);
+        }
+        for (NodeRegistry r : fleet) { // every registry has seen every join
+            r.awaitMembers(10, Duration.ofMinutes(1), new ManualScheduler()).get(20, TimeUnit.SECONDS);
+        }
+        long before = fleet.stream().mapToLong(r -> ((ZooKeeperRegistry) r).reads()).sum();
+        registered(new NodeInfo("late", "127.0.0.1", 8100));
+        events.expect("+late");
+        for (NodeRegistry r : fleet) { // every registry hears it once
+            CompletableFuture<Void> heard = new CompletableFuture<>();
+            try (NodeRegistry.Watch w = r.watch(new io.s3broadcast.registry.MembershipListener() {
+                @Override
+                public void joined(NodeInfo node) {
+                    if (node.nodeId().equals("late")) {
+                        heard.complete(null);
+                    }
+                }
+            })) {
+                heard.get(20, TimeUnit.SECONDS);
+            }
+        }
+        long after = fleet.stream().mapToLong(r -> ((ZooKeeperRegistry) r).reads()).sum();
+        // One listing plus one data read per watching registry (the new registry's own start is not counted).
+        assertThat(after - before).isEqualTo(2L * fleet.size());
+    }
+
+    @Test
     void aNodeWhoseSessionDiesDisappearsThenRegistersAgain() throws Exception {
         NodeRegistry a = registered(A);
         EventQueue events = new EventQueue();
