@@ -39,6 +39,7 @@ import software.amazon.awssdk.http.nio.netty.NettyNioAsyncHttpClient;
 import software.amazon.awssdk.services.s3.S3AsyncClient;
 import software.amazon.awssdk.services.s3.model.NoSuchKeyException;
 import software.amazon.awssdk.services.s3.model.S3Exception;
+import software.amazon.awssdk.core.exception.SdkClientException;
 import java.security.SecureRandom;
 
 /**
@@ -47,8 +48,8 @@ import java.security.SecureRandom;
  * lease: its node writes it again every heartbeat interval with the lease ending {@code staleAfter} later.
  *
  * <p>Writes are read-modify-write with conditional PUTs: {@code If-Match} on the ETag just read, or
- * {@code If-None-Match: *} to create a shard; a 412 or 409 reads again and retries after a jittered, growing pause on
- * the scheduler. Every write also drops the leases that ended more than {@code staleAfter} ago (crashed nodes), so
+ * {@code If-None-Match: *} to create a shard; a 412 or 409 (or a dropped connection or 5xx) reads again and retries
+ * after a jittered, growing pause on the scheduler. Every write also drops the leases that ended more than {@code staleAfter} ago (crashed nodes), so
  * nothing is left behind for long; {@link #leave()} removes this node's entry.
  *
  * <p>Watching is polling: every poll interval the node reads every shard with {@code If-None-Match} on the ETag it
@@ -225,7 +226,10 @@ public final class S3PrefixRegistry extends AbstractNodeRegistry {
             throw e;
         }
         long every = heartbeatInterval.toNanos();
-        heartbeatTask = scheduler.scheduleAtFixedRate(this::heartbeatInBackground, every, every, TimeUnit.NANOSECONDS);
+        // The first renewal comes a random half to whole interval after joining, so that nodes started together do
+        // not all write at the same moment ever after.
+        long first = every / 2 + ThreadLocalRandom.current().nextLong(every / 2 + 1);
+        heartbeatTask = scheduler.scheduleAtFixedRate(this::heartbeatInBackground, first, every, TimeUnit.NANOSECONDS);
         memberJoined(node);
         return node;
     }
@@ -250,8 +254,14 @@ public final class S3PrefixRegistry extends AbstractNodeRegistry {
         own = null;
         memberLeft(node.nodeId());
         int shard = shardOf(node.nodeId());
-        await(update(shard, m -> m.entries().containsKey(node.nodeId()) ? m.without(node.nodeId()) : m),
-                "remove " + node.nodeId() + " from s3://" + bucket + "/" + shardKey(shard));
+        String what = "remove " + node.nodeId() + " from s3://" + bucket + "/" + shardKey(shard);
+        // Read back once: on a backend whose If-Match is not atomic (S3Proxy) a racing writer can bring it back.
+        for (int i = 0; i < 3; i++) {
+            await(update(shard, m -> m.entries().containsKey(node.nodeId()) ? m.without(node.nodeId()) : m), what);
+            if (!await(read(shard), what).manifest.entries().containsKey(node.nodeId())) {
+                return;
+            }
+        }
     }
 
     @Override
@@ -436,7 +446,7 @@ public final class S3PrefixRegistry extends AbstractNodeRegistry {
                 return;
             }
             Throwable cause = rootCause(failure);
-            if (!isConflict(cause) || attempt + 1 >= MAX_ATTEMPTS) {
+            if (!(isConflict(cause) || isTransient(cause)) || attempt + 1 >= MAX_ATTEMPTS) {
                 done.completeExceptionally(isConflict(cause) ? new RegistryException("gave up writing s3://" + bucket + "/"
                         + shardKey(i) + " after " + (attempt + 1) + " attempts that lost races with other writers", cause)
                         : cause);
@@ -468,6 +478,11 @@ public final class S3PrefixRegistry extends AbstractNodeRegistry {
                     // The PUT's ETag names exactly these bytes; with none, the next read fetches them again.
                     store(i, new Copy(response.eTag(), manifest));
                 });
+    }
+
+    /** A dropped connection or a 5xx (503 SlowDown included) after the SDK's own retries: worth another round. */
+    private static boolean isTransient(Throwable t) {
+        return t instanceof S3Exception e ? e.statusCode() >= 500 : t instanceof SdkClientException;
     }
 
     /** 412 Precondition Failed, or 409 ConditionalRequestConflict: another writer got there first. */

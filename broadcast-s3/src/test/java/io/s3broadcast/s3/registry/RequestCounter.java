@@ -35,13 +35,23 @@ final class RequestCounter implements ExecutionInterceptor {
     }
 
     @Override
+    public void beforeExecution(Context.BeforeExecution context, ExecutionAttributes attributes) {
+        lock.lock();
+        try {
+            inFlight++;
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    /** Each attempt is a request S3 bills, retries by the SDK included. */
+    @Override
     public void beforeTransmission(Context.BeforeTransmission context, ExecutionAttributes attributes) {
         String kind = kind(context.httpRequest());
         attributes.putAttribute(KIND, kind);
         lock.lock();
         try {
             byKind.merge(kind, 1L, Long::sum);
-            inFlight++;
         } finally {
             lock.unlock();
         }
@@ -49,22 +59,28 @@ final class RequestCounter implements ExecutionInterceptor {
 
     @Override
     public void afterTransmission(Context.AfterTransmission context, ExecutionAttributes attributes) {
-        String kind = attributes.getAttribute(KIND);
-        done(kind + " " + context.httpResponse().statusCode());
+        String status = attributes.getAttribute(KIND) + " " + context.httpResponse().statusCode();
+        lock.lock();
+        try {
+            byStatus.merge(status, 1L, Long::sum);
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    @Override
+    public void afterExecution(Context.AfterExecution context, ExecutionAttributes attributes) {
+        finished();
     }
 
     @Override
     public void onExecutionFailure(Context.FailedExecution context, ExecutionAttributes attributes) {
-        String kind = attributes.getAttribute(KIND);
-        if (kind != null && context.httpResponse().isEmpty()) {
-            done(kind + " failed");
-        }
+        finished();
     }
 
-    private void done(String status) {
+    private void finished() {
         lock.lock();
         try {
-            byStatus.merge(status, 1L, Long::sum);
             inFlight--;
             if (inFlight <= 0) {
                 idle.signalAll();
