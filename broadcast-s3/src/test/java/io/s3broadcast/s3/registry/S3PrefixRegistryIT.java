@@ -262,18 +262,7 @@ class S3PrefixRegistryIT {
                 NodeInfo node = new NodeInfo("n" + i, "10.0.2." + i, 7000);
                 joins.add(CompletableFuture.supplyAsync(() -> r.register(node), threads));
             }
-            CompletableFuture<Void> all = CompletableFuture.allOf(joins.toArray(CompletableFuture[]::new));
-            long deadline = System.nanoTime() + Duration.ofSeconds(120).toNanos();
-            while (!all.isDone()) { // losers of a race pause on the scheduler: move fake time in small steps
-                assertThat(System.nanoTime()).as("joins done in time").isLessThan(deadline);
-                scheduler.advance(Duration.ofMillis(20));
-                try {
-                    all.get(20, TimeUnit.MILLISECONDS);
-                } catch (TimeoutException e) {
-                    // not yet
-                }
-            }
-            all.join();
+            drive(CompletableFuture.allOf(joins.toArray(CompletableFuture[]::new)));
         } finally {
             threads.shutdownNow();
         }
@@ -285,12 +274,26 @@ class S3PrefixRegistryIT {
         // S3Proxy checks If-Match and then writes, not atomically, so racing writes can be lost there; the next
         // poll of a node whose entry is missing writes it again.
         for (int round = 0; round < 5 && stored().size() < n; round++) {
-            CompletableFuture.allOf(registries.stream().map(S3PrefixRegistry::poll).toArray(CompletableFuture[]::new))
-                    .get(60, TimeUnit.SECONDS);
+            drive(CompletableFuture.allOf(registries.stream().map(S3PrefixRegistry::poll).toArray(CompletableFuture[]::new)));
         }
         assertThat(stored()).hasSize(n);
         S3PrefixRegistry observer = registry();
         assertThat(observer.members()).hasSize(n);
+    }
+
+    /** Waits for {@code work}, moving fake time on in small steps: losers of a race pause on the scheduler. */
+    private void drive(CompletableFuture<?> work) throws Exception {
+        long deadline = System.nanoTime() + Duration.ofSeconds(120).toNanos();
+        while (!work.isDone()) {
+            assertThat(System.nanoTime()).as("done in time").isLessThan(deadline);
+            scheduler.advance(Duration.ofMillis(20));
+            try {
+                work.get(20, TimeUnit.MILLISECONDS);
+            } catch (TimeoutException e) {
+                // not yet
+            }
+        }
+        work.join();
     }
 
     @Test
