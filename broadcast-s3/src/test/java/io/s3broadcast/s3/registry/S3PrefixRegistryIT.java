@@ -21,8 +21,6 @@ import java.util.Map;
 import java.util.TreeMap;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
-import java.util.concurrent.TimeUnit;
-import java.util.concurrent.TimeoutException;
 import software.amazon.awssdk.services.s3.S3AsyncClient;
 import java.util.concurrent.CompletableFuture;
 import org.junit.jupiter.api.AfterEach;
@@ -281,19 +279,8 @@ class S3PrefixRegistryIT {
         assertThat(observer.members()).hasSize(n);
     }
 
-    /** Waits for {@code work}, moving fake time on in small steps: losers of a race pause on the scheduler. */
     private void drive(CompletableFuture<?> work) throws Exception {
-        long deadline = System.nanoTime() + Duration.ofSeconds(120).toNanos();
-        while (!work.isDone()) {
-            assertThat(System.nanoTime()).as("done in time").isLessThan(deadline);
-            scheduler.advance(Duration.ofMillis(20));
-            try {
-                work.get(20, TimeUnit.MILLISECONDS);
-            } catch (TimeoutException e) {
-                // not yet
-            }
-        }
-        work.join();
+        FakeTime.drive(scheduler, work, Duration.ofSeconds(120));
     }
 
     @Test
