@@ -50,9 +50,16 @@ final class ClientOutput implements ByteSink, Flushable {
         n = Math.min(n, portBucket.chunkSize());
       }
       throttle(n, request);
-      out.write(bytes, offset, n);
+      // Counted before the write: a client that has read the bytes must find them counted.
       counters.bytesToClient.add(n);
       sourceBytes.add(n);
+      try {
+        out.write(bytes, offset, n);
+      } catch (IOException e) {
+        counters.bytesToClient.add(-n);
+        sourceBytes.add(-n);
+        throw e;
+      }
       offset += n;
       length -= n;
     }
