@@ -11,12 +11,12 @@ import io.s3broadcast.internal.cluster.WorkList;
 import io.s3broadcast.internal.cluster.WorkSizing;
 import io.s3broadcast.spi.ClusterRun;
 import io.s3broadcast.spi.ClusterStrategy;
+import io.s3broadcast.spi.Bitfield;
 import io.s3broadcast.spi.ClusterTask;
 import io.s3broadcast.spi.ObjectChecksum;
 import io.s3broadcast.spi.ObjectInfo;
 import io.s3broadcast.spi.ObjectSource;
 import io.s3broadcast.spi.PieceLayout;
-import io.s3broadcast.spi.PieceQueue;
 import io.s3broadcast.spi.PieceStore;
 import io.s3broadcast.spi.ReadOptions;
 import java.io.IOException;
@@ -34,8 +34,10 @@ import org.slf4j.LoggerFactory;
 /**
  * One node's fetch: HEAD, check the destination, fill a temporary file with every piece (from S3 alone for
  * the flat tree, from S3 and peers for the cluster strategies) while its end-to-end check is computed as the
- * pieces land, then fsync and rename it into place. Any failure or cancellation removes the temporary file;
- * the future always completes.
+ * pieces land, then fsync and rename it into place. The temporary file is named for the object and journaled
+ * ({@link ResumableStore}), so a fetch after a crash resumes from the pieces stored; a cancellation, or a
+ * failure after which they are of no use, removes it, other failures keep it for the next fetch. Nothing
+ * partial is ever at the destination; the future always completes.
  */
 final class NodeFetch implements FetchHandle {
 
@@ -51,6 +53,7 @@ final class NodeFetch implements FetchHandle {
     private final ClusterStrategy cluster;
     private volatile CompletableFuture<?> inFlight;
     private volatile PieceStore store;
+    private volatile ResumableStore resumable;
     private volatile ObjectVerification verification;
     private volatile ClusterRun clusterRun;
 
@@ -66,7 +69,7 @@ final class NodeFetch implements FetchHandle {
         this.strategy = request.strategy().orElse(settings.strategy());
         result.whenComplete((r, e) -> {
             if (e != null) {
-                cleanUp();
+                cleanUp(e);
                 tracker.failed(e);
             }
         });
@@ -152,7 +155,9 @@ final class NodeFetch implements FetchHandle {
         Destinations.check(destination, info.size(), object);
         PieceLayout layout = new PieceLayout(info.size(), settings.pieceSize());
         try {
-            store = PieceStore.create(destination, layout);
+            // Under a name of its own, resuming from what an interrupted fetch of this object stored there.
+            resumable = ResumableStore.open(destination, info, layout, strategy.isCluster(), executor);
+            store = resumable.store();
         } catch (IOException e) {
             throw Destinations.unusable("cannot create a temporary file beside " + destination + " (" + e
                     + "): choose a writable destination for " + object, e);
@@ -160,10 +165,14 @@ final class NodeFetch implements FetchHandle {
         // The end-to-end check runs as the pieces land; a cluster node binds what peers sent to the ETag too.
         verification = ObjectVerification.start(store, info, strategy.isCluster(), executor);
         if (result.isDone()) {
-            cleanUp();
+            cleanUp(new CancellationException());
             throw new CancellationException();
         }
         tracker.initiated(layout);
+        Bitfield resumed = store.bitfield();
+        for (int p = resumed.nextSet(0); p >= 0; p = resumed.nextSet(p + 1)) {
+            tracker.pieceStored(p); // resumed: counted as done, not as read
+        }
         return info;
     }
 
@@ -181,7 +190,11 @@ final class NodeFetch implements FetchHandle {
             int pieces = store.layout().pieceCount();
             WorkSizing.Sizing sizing = settings.sizing().size(
                     WorkSizing.Share.of(pieces, store.layout().pieceSize(), plan.sharingNodes(1)));
-            PieceQueue queue = new WorkList(pieces, plan.share(pieces, 1, 0, sizing));
+            WorkList queue = new WorkList(pieces, plan.share(pieces, 1, 0, sizing));
+            Bitfield resumed = store.bitfield();
+            for (int p = resumed.nextSet(0); p >= 0; p = resumed.nextSet(p + 1)) {
+                queue.pieceStored(p);
+            }
             CompletableFuture<Void> fetch = source.fetch(info, queue, store, tracker, sizing.reads());
             inFlight = fetch;
             filled = fetch.thenApply(v -> new Filled(info, null));
@@ -304,6 +317,7 @@ final class NodeFetch implements FetchHandle {
             }
             verification.close();
             Path path = s.commit();
+            resumable.committed();
             FetchRecord.write(path, info);
             closeStoreWhenRunFinishes();
             Duration took = tracker.elapsed();
@@ -341,7 +355,7 @@ final class NodeFetch implements FetchHandle {
         return run == null ? CompletableFuture.completedFuture(null) : run.finished();
     }
 
-    private void cleanUp() {
+    private void cleanUp(Throwable error) {
         CompletableFuture<?> f = inFlight;
         if (f != null) {
             f.cancel(true);
@@ -349,6 +363,10 @@ final class NodeFetch implements FetchHandle {
         ObjectVerification v = verification;
         if (v != null) {
             v.close();
+        }
+        ResumableStore r = resumable;
+        if (r != null) {
+            r.stopped(unwrap(error));
         }
         if (store != null) {
             closeStoreWhenRunFinishes();

@@ -31,7 +31,11 @@ public final class PieceStore implements Closeable {
 
     private static final Logger LOG = LoggerFactory.getLogger(PieceStore.class);
 
-    /** Suffix of temporary files; a crashed process may leave one behind, safe to delete. */
+    /**
+     * Suffix of temporary files. A fetch that stopped (crashed, or failed for a reason a later fetch can get
+     * past) may leave one behind for the next fetch of the same object to the same destination to resume from;
+     * safe to delete.
+     */
     public static final String TEMP_SUFFIX = ".s3b-part";
 
     private final Path destination;
@@ -44,6 +48,7 @@ public final class PieceStore implements Closeable {
     private final List<PieceObserver> observers = new CopyOnWriteArrayList<>();
     private volatile boolean closed;
     private volatile boolean committed;
+    private volatile boolean keepTempFile;
 
     private PieceStore(Path destination, Path tempFile, PieceLayout layout, FileChannel channel) {
         this.destination = destination;
@@ -75,6 +80,40 @@ public final class PieceStore implements Closeable {
             throw e;
         }
         return new PieceStore(dest, temp, layout, ch);
+    }
+
+    /**
+     * Opens {@code tempFile} (beside {@code destination}) for the object, creating it if needed and keeping the
+     * bytes it holds, sized to the object: a fetch that resumes an interrupted one marks the pieces it finds
+     * intact present ({@link #completePiece}). No piece is present in the new store.
+     */
+    public static PieceStore open(Path destination, Path tempFile, PieceLayout layout) throws IOException {
+        Path dest = destination.toAbsolutePath();
+        Path temp = tempFile.toAbsolutePath();
+        if (!dest.getParent().equals(temp.getParent())) {
+            throw new IllegalArgumentException(temp + " is not beside " + dest + ": the final rename would not be atomic");
+        }
+        FileChannel ch = FileChannel.open(temp, StandardOpenOption.CREATE, StandardOpenOption.READ, StandardOpenOption.WRITE);
+        try {
+            long size = ch.size();
+            if (size > layout.objectSize()) {
+                ch.truncate(layout.objectSize());
+            } else if (size < layout.objectSize()) {
+                ch.write(ByteBuffer.allocate(1), layout.objectSize() - 1);
+            }
+        } catch (IOException | RuntimeException e) {
+            closeQuietly(ch);
+            throw e;
+        }
+        return new PieceStore(dest, temp, layout, ch);
+    }
+
+    /**
+     * From now on {@link #abort()} and {@link #close()} leave the temporary file in place (for a later fetch to
+     * resume from) instead of removing it. Nothing appears at the destination either way.
+     */
+    public void keepTempFile() {
+        keepTempFile = true;
     }
 
     public Path destination() {
@@ -288,13 +327,13 @@ public final class PieceStore implements Closeable {
     }
 
     /**
-     * Removes the temporary file, unless the object was committed. Idempotent; never throws (a file that
-     * cannot be deleted is logged).
+     * Removes the temporary file, unless the object was committed or the file is {@linkplain #keepTempFile()
+     * kept}. Idempotent; never throws (a file that cannot be deleted is logged).
      */
     public synchronized void abort() {
         closeQuietly(channel);
         closed = true;
-        if (committed) {
+        if (committed || keepTempFile) {
             return;
         }
         try {

@@ -1,0 +1,150 @@
+package io.s3broadcast.internal;
+
+import io.s3broadcast.spi.PieceStore;
+import java.io.IOException;
+import java.nio.channels.FileChannel;
+import java.nio.channels.FileLock;
+import java.nio.channels.OverlappingFileLockException;
+import java.nio.file.DirectoryStream;
+import java.nio.file.Files;
+import java.nio.file.NoSuchFileException;
+import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
+import java.util.HashSet;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The names of a destination's temporary files, and the removal of those a previous run left behind.
+ *
+ * <p>A fetch of one object (bucket, key, ETag, version, size, piece size: its {@link PieceJournal.Identity})
+ * to {@code DIR/NAME} writes {@code DIR/.NAME.HASH.s3b-part} and its journal {@code DIR/.NAME.HASH.s3b-journal},
+ * {@code HASH} being 16 hex digits of the identity's SHA-256: the same object to the same place always gets the
+ * same name, so a fetch after a crash finds what the last one stored. Older versions named the part file
+ * {@code .NAME.<random hex>.s3b-part}; those match the same pattern. Nothing else is ever touched.
+ */
+final class PartFiles {
+
+    private static final Logger LOG = LoggerFactory.getLogger(PartFiles.class);
+
+    static final String JOURNAL_SUFFIX = ".s3b-journal";
+
+    /** Journals this JVM has open: their file locks would not keep another fetch in this JVM out. */
+    private static final Set<Path> IN_USE = ConcurrentHashMap.newKeySet();
+
+    private PartFiles() {
+    }
+
+    static Path part(Path destination, String hash) {
+        return destination.resolveSibling("." + destination.getFileName() + "." + hash + PieceStore.TEMP_SUFFIX);
+    }
+
+    static Path journal(Path destination, String hash) {
+        return destination.resolveSibling("." + destination.getFileName() + "." + hash + JOURNAL_SUFFIX);
+    }
+
+    /** Matches this destination's temporary files: group 1 the hash, group 2 the suffix. */
+    static Pattern pattern(Path destination) {
+        return Pattern.compile("\\." + Pattern.quote(destination.getFileName().toString())
+                + "\\.([0-9a-f]{1,16})(" + Pattern.quote(PieceStore.TEMP_SUFFIX) + "|" + Pattern.quote(JOURNAL_SUFFIX) + ")");
+    }
+
+    /** Claims {@code journal} for this JVM; false when another fetch here has it. */
+    static boolean claim(Path journal) {
+        return IN_USE.add(journal);
+    }
+
+    static void release(Path journal) {
+        IN_USE.remove(journal);
+    }
+
+    /**
+     * Removes this destination's temporary files other than those named {@code keepHash}, unless another fetch
+     * (in this JVM, or holding its journal's lock) is using them. {@code current} is the object now fetched, to
+     * say when the one left behind was another version of it.
+     */
+    static void removeStale(Path destination, String keepHash, PieceJournal.Identity current) {
+        Pattern pattern = pattern(destination);
+        Set<String> busy = new HashSet<>();
+        Set<Path> parts = new HashSet<>();
+        try (DirectoryStream<Path> dir = Files.newDirectoryStream(destination.getParent(),
+                "." + globSafe(destination.getFileName().toString()) + ".*")) {
+            for (Path p : dir) {
+                Matcher m = pattern.matcher(p.getFileName().toString());
+                if (!m.matches() || m.group(1).equals(keepHash) || !Files.isRegularFile(p)) {
+                    continue;
+                }
+                if (m.group(2).equals(JOURNAL_SUFFIX)) {
+                    if (!removeJournal(p, destination, current)) {
+                        busy.add(m.group(1));
+                    }
+                } else {
+                    parts.add(p);
+                }
+            }
+        } catch (IOException e) {
+            LOG.warn("cannot list {} for temporary files left by earlier fetches of {} ({})", destination.getParent(),
+                    destination.getFileName(), e.toString());
+            return;
+        }
+        for (Path p : parts) {
+            Matcher m = pattern.matcher(p.getFileName().toString());
+            if (m.matches() && !busy.contains(m.group(1))) {
+                delete(p, "left by an earlier fetch to " + destination);
+            }
+        }
+    }
+
+    /** Removes a journal nobody uses (and says what it was of); false when it is in use. */
+    private static boolean removeJournal(Path journal, Path destination, PieceJournal.Identity current) {
+        if (!claim(journal)) {
+            return false;
+        }
+        try (FileChannel ch = FileChannel.open(journal, StandardOpenOption.READ, StandardOpenOption.WRITE)) {
+            FileLock lock;
+            try {
+                lock = ch.tryLock();
+            } catch (OverlappingFileLockException e) {
+                lock = null;
+            }
+            if (lock == null) {
+                return false;
+            }
+            PieceJournal.Contents old = PieceJournal.read(ch);
+            if (old != null && old.identity().bucket().equals(current.bucket()) && old.identity().key().equals(current.key())
+                    && !old.identity().equals(current)) {
+                LOG.info("{} changed since the fetch to {} that was interrupted (ETag {} size {}, now ETag {} size {}):"
+                        + " starting over, removing its {} stored pieces", current.object(), destination, old.identity().eTag(),
+                        old.identity().size(), current.eTag(), current.size(), old.pieces().size());
+            }
+            delete(journal, "left by an earlier fetch");
+            return true;
+        } catch (NoSuchFileException e) {
+            return true;
+        } catch (IOException e) {
+            LOG.warn("cannot open {} to remove it ({}); it is safe to delete by hand", journal, e.toString());
+            return false;
+        } finally {
+            release(journal);
+        }
+    }
+
+    static void delete(Path file, String why) {
+        try {
+            if (Files.deleteIfExists(file)) {
+                LOG.info("removed {} ({})", file, why);
+            }
+        } catch (IOException e) {
+            LOG.warn("cannot delete {} ({}); it is safe to delete by hand", file, e.toString());
+        }
+    }
+
+    /** The name with glob metacharacters replaced by {@code ?}: a coarse filter, the pattern decides. */
+    private static String globSafe(String name) {
+        return name.replaceAll("[\\\\*?\\[\\]{}]", "?");
+    }
+}
