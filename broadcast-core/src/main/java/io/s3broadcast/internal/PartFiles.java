@@ -143,6 +143,15 @@ final class PartFiles {
         }
     }
 
+    /** Deletes a file this fetch is done with, logging only a failure. */
+    static void deleteQuietly(Path file) {
+        try {
+            Files.deleteIfExists(file);
+        } catch (IOException e) {
+            LOG.warn("cannot delete {} ({}); it is safe to delete by hand", file, e.toString());
+        }
+    }
+
     /** The name with glob metacharacters replaced by {@code ?}: a coarse filter, the pattern decides. */
     private static String globSafe(String name) {
         return name.replaceAll("[\\\\*?\\[\\]{}]", "?");

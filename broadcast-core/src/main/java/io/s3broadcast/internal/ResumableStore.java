@@ -190,7 +190,7 @@ final class ResumableStore {
         ended = true;
         journal.close();
         closeJournal();
-        PartFiles.delete(journalPath, "its fetch completed");
+        PartFiles.deleteQuietly(journalPath);
     }
 
     /**
