@@ -105,13 +105,7 @@ final class PartFiles {
             return false;
         }
         try (FileChannel ch = FileChannel.open(journal, StandardOpenOption.READ, StandardOpenOption.WRITE)) {
-            FileLock lock;
-            try {
-                lock = ch.tryLock();
-            } catch (OverlappingFileLockException e) {
-                lock = null;
-            }
-            if (lock == null) {
+            if (tryLock(ch) == null) {
                 return false;
             }
             PieceJournal.Contents old = PieceJournal.read(ch);
@@ -130,6 +124,15 @@ final class PartFiles {
             return false;
         } finally {
             release(journal);
+        }
+    }
+
+    /** Locks {@code channel}'s file against other processes; null when one of them (or this JVM) holds it. */
+    static FileLock tryLock(FileChannel channel) throws IOException {
+        try {
+            return channel.tryLock();
+        } catch (OverlappingFileLockException e) {
+            return null;
         }
     }
 

@@ -9,8 +9,6 @@ import io.s3broadcast.spi.Sha256;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.channels.FileChannel;
-import java.nio.channels.FileLock;
-import java.nio.channels.OverlappingFileLockException;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
 import java.util.ArrayList;
@@ -80,13 +78,7 @@ final class ResumableStore {
         try {
             channel = FileChannel.open(journalPath, StandardOpenOption.CREATE, StandardOpenOption.READ,
                     StandardOpenOption.WRITE);
-            FileLock lock;
-            try {
-                lock = channel.tryLock();
-            } catch (OverlappingFileLockException e) {
-                lock = null;
-            }
-            if (lock == null) {
+            if (PartFiles.tryLock(channel) == null) {
                 LOG.warn("another process is writing {} to {} (it holds {}); this fetch uses a temporary file of its"
                         + " own and cannot be resumed", identity.object(), destination, journalPath);
                 channel.close();

@@ -58,6 +58,13 @@ class ResumeIT {
         }
     }
 
+    /** A fetch straight from S3, as after a restart. */
+    private CompletedFetch fetch(S3Fixture s3, String key) {
+        try (Broadcast b = broadcast(s3, s3.endpoint()).connections(4).build()) {
+            return b.fetch(FetchRequest.of(s3.bucket(), key)).join();
+        }
+    }
+
     private static long start(String range) {
         return Long.parseLong(range.substring("bytes=".length(), range.indexOf('-')));
     }
@@ -72,10 +79,7 @@ class ResumeIT {
         // A part file an older version left under a random name goes too.
         Files.writeString(dir.resolve(".large.bin.5e1f00d2c3b4a596.s3b-part"), "left by an older version");
 
-        CompletedFetch done;
-        try (Broadcast b = broadcast(s3, s3.endpoint()).connections(4).build()) {
-            done = b.fetch(FetchRequest.of(s3.bucket(), key)).join();
-        }
+        CompletedFetch done = fetch(s3, key);
         assertThat(BroadcastApiIT.sha256(done.path())).isEqualTo(object.sha256());
         assertThat(done.bytesFromS3()).isEqualTo(SIZE - FAILS_FROM);
         assertThat(files()).containsExactly("large.bin");
@@ -91,10 +95,7 @@ class ResumeIT {
         StoredObject replaced = s3.overwriteRandom(key, SIZE, 2);
         assertThat(replaced.eTag()).isNotEqualTo(old.eTag());
 
-        CompletedFetch done;
-        try (Broadcast b = broadcast(s3, s3.endpoint()).connections(4).build()) {
-            done = b.fetch(FetchRequest.of(s3.bucket(), key)).join();
-        }
+        CompletedFetch done = fetch(s3, key);
         assertThat(BroadcastApiIT.sha256(done.path())).isEqualTo(replaced.sha256());
         assertThat(done.eTag()).isEqualTo(replaced.eTag());
         assertThat(done.bytesFromS3()).isGreaterThanOrEqualTo(SIZE);
@@ -107,10 +108,7 @@ class ResumeIT {
         StoredObject object = s3.putRandom(key, SIZE, 3);
         interrupted(s3, key);
         interrupted(s3, key); // resumes the first ten pieces, fails again on the eleventh
-        CompletedFetch done;
-        try (Broadcast b = broadcast(s3, s3.endpoint()).build()) {
-            done = b.fetch(FetchRequest.of(s3.bucket(), key)).join();
-        }
+        CompletedFetch done = fetch(s3, key);
         assertThat(BroadcastApiIT.sha256(done.path())).isEqualTo(object.sha256());
         assertThat(done.bytesFromS3()).isEqualTo(SIZE - FAILS_FROM);
         assertThat(files()).containsExactly("twice.bin");
