@@ -9,6 +9,7 @@ import io.s3broadcast.CompletedFetch;
 import io.s3broadcast.FetchHandle;
 import io.s3broadcast.FetchRequest;
 import io.s3broadcast.testkit.RealS3;
+import io.s3broadcast.testkit.S3Feature;
 import io.s3broadcast.testkit.S3Fixture;
 import io.s3broadcast.testkit.StoredObject;
 import io.s3broadcast.testkit.proxy.Fault;
@@ -82,6 +83,8 @@ class ResumeIT {
         CompletedFetch done = fetch(s3, key);
         assertThat(BroadcastApiIT.sha256(done.path())).isEqualTo(object.sha256());
         assertThat(done.bytesFromS3()).isEqualTo(SIZE - FAILS_FROM);
+        // The resumed pieces were hashed with the rest: the whole file checked against S3's checksum.
+        assertThat(done.checksumVerified()).isEqualTo(s3.supports(S3Feature.GET_CHECKSUMS));
         assertThat(files()).containsExactly("large.bin");
     }
 
