@@ -46,7 +46,8 @@ final class Destinations {
     }
 
     /**
-     * Creates the destination's directory if needed and checks that {@code size} bytes fit there.
+     * Creates the destination's directory if needed and checks that {@code size} bytes fit there (counting the
+     * space its temporary files from earlier fetches hold as free: the fetch resumes from them or removes them).
      *
      * @throws BroadcastException.DestinationUnusable saying what is wrong and what to do
      */
@@ -66,7 +67,8 @@ final class Destinations {
         }
         try {
             FileStore store = Files.getFileStore(dir);
-            long free = store.getUsableSpace();
+            // Temporary files of this destination are resumed from or removed: their space counts as free.
+            long free = store.getUsableSpace() + PartFiles.bytesHeld(destination);
             if (free < size) {
                 throw unusable(String.format("%s needs %,d bytes but %s (%s) has %,d bytes free: free space or choose"
                         + " another destination", object, size, dir, store, free), null);

@@ -11,6 +11,8 @@ import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
 import java.util.HashSet;
+import java.util.LinkedHashMap;
+import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.regex.Matcher;
@@ -68,35 +70,54 @@ final class PartFiles {
      * say when the one left behind was another version of it.
      */
     static void removeStale(Path destination, String keepHash, PieceJournal.Identity current) {
-        Pattern pattern = pattern(destination);
-        Set<String> busy = new HashSet<>();
-        Set<Path> parts = new HashSet<>();
-        try (DirectoryStream<Path> dir = Files.newDirectoryStream(destination.getParent(),
-                "." + globSafe(destination.getFileName().toString()) + ".*")) {
-            for (Path p : dir) {
-                Matcher m = pattern.matcher(p.getFileName().toString());
-                if (!m.matches() || m.group(1).equals(keepHash) || !Files.isRegularFile(p)) {
-                    continue;
-                }
-                if (m.group(2).equals(JOURNAL_SUFFIX)) {
-                    if (!removeJournal(p, destination, current)) {
-                        busy.add(m.group(1));
-                    }
-                } else {
-                    parts.add(p);
-                }
-            }
+        Map<Path, Matcher> files;
+        try {
+            files = list(destination);
         } catch (IOException e) {
             LOG.warn("cannot list {} for temporary files left by earlier fetches of {} ({})", destination.getParent(),
                     destination.getFileName(), e.toString());
             return;
         }
-        for (Path p : parts) {
-            Matcher m = pattern.matcher(p.getFileName().toString());
-            if (m.matches() && !busy.contains(m.group(1))) {
+        Set<String> busy = new HashSet<>();
+        files.forEach((p, m) -> {
+            if (m.group(2).equals(JOURNAL_SUFFIX) && !m.group(1).equals(keepHash) && !removeJournal(p, destination, current)) {
+                busy.add(m.group(1));
+            }
+        });
+        files.forEach((p, m) -> {
+            if (m.group(2).equals(PieceStore.TEMP_SUFFIX) && !m.group(1).equals(keepHash) && !busy.contains(m.group(1))) {
                 delete(p, "left by an earlier fetch to " + destination);
             }
+        });
+    }
+
+    /** Bytes this destination's temporary files hold (0 when none or the directory cannot be read). */
+    static long bytesHeld(Path destination) {
+        long bytes = 0;
+        try {
+            for (Path p : list(destination).keySet()) {
+                bytes += Files.size(p);
+            }
+        } catch (IOException e) {
+            return bytes;
         }
+        return bytes;
+    }
+
+    /** This destination's temporary files (regular files matching {@link #pattern}), each with its match. */
+    private static Map<Path, Matcher> list(Path destination) throws IOException {
+        Pattern pattern = pattern(destination);
+        Map<Path, Matcher> files = new LinkedHashMap<>();
+        try (DirectoryStream<Path> dir = Files.newDirectoryStream(destination.getParent(),
+                "." + globSafe(destination.getFileName().toString()) + ".*")) {
+            for (Path p : dir) {
+                Matcher m = pattern.matcher(p.getFileName().toString());
+                if (m.matches() && Files.isRegularFile(p)) {
+                    files.put(p, m);
+                }
+            }
+        }
+        return files;
     }
 
     /** Removes a journal nobody uses (and says what it was of); false when it is in use. */

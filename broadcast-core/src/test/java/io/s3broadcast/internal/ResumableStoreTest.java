@@ -191,6 +191,7 @@ class ResumableStoreTest {
         }
         Files.writeString(dir.resolve(".object.bin.3f2a9c0d11e4b5a6.s3b-part"), "old random name");
         Files.writeString(dir.resolve(".object.bin.00ff.s3b-journal"), "not even a journal");
+        assertThat(PartFiles.bytesHeld(dest())).isEqualTo("old random name".length() + "not even a journal".length());
         ResumableStore r = open("\"e1\"", false);
         assertThat(files()).containsAll(others).hasSize(others.size() + 2)
                 .doesNotContain(".object.bin.3f2a9c0d11e4b5a6.s3b-part", ".object.bin.00ff.s3b-journal");
