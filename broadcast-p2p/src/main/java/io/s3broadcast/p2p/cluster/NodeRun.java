@@ -278,6 +278,7 @@ final class NodeRun implements ClusterRun, GroupJoin.Run {
         c.chokeDriver.stop();
         c.linger.cancel();
         c.phase1.close();
+        c.stored.close();
         cluster.router().unregister(group.hash(), c.connections);
         CompletableFuture<Void> channelsClosed = c.channels.closeAll(complete ? "done" : "stopped");
         peers.clear();

@@ -1,5 +1,6 @@
 package io.s3broadcast.p2p.cluster;
 
+import io.s3broadcast.internal.cluster.HaveBatcher;
 import io.s3broadcast.internal.cluster.RequestScheduler;
 import io.s3broadcast.p2p.protocol.Cancel;
 import io.s3broadcast.p2p.protocol.Digests;
@@ -16,6 +17,12 @@ import java.util.function.IntFunction;
  * more this node wants, the works left are advertised; the last piece completes the run unless pieces are under a
  * check from S3 (they may turn out wrong); a piece from S3 keeps phase 1 going and, once phase 2 is open or in the
  * endgame, sends requests. On the run's loop only.
+ *
+ * <p>What a stored piece sends is written without a flush: the {@code HAVE}s go through a {@link HaveBatcher},
+ * whose batch (every piece stored in the loop's turn) writes each peer its {@code HAVE}s and flushes every peer
+ * once, which also sends the {@code DIGESTS}, {@code CANCEL} and {@code NOT_INTERESTED} written before. Whatever
+ * a peer checks against the pieces announced ({@code WORKS_LEFT}, {@code DONE}) must call {@link #flushHaves()}
+ * first, so no {@code HAVE} is overtaken.
  */
 final class PieceStored {
 
@@ -34,17 +41,19 @@ final class PieceStored {
     private final Announcer announcer;
     private final BooleanSupplier checksIdle;
     private final Runnable complete;
+    private final HaveBatcher haves;
 
     /**
      * @param peers the run's connected peers, by id
      * @param closing whether the run is stopping: nothing more is announced
      * @param ownRead this node read a piece from S3: its digest becomes the truth ({@link DigestExchange#ownRead})
      * @param checksIdle whether no piece is under a check from S3 ({@link Disputes#idle})
-     * @param complete completes the run
+     * @param complete completes the run ({@link #flushHaves()} is called before)
+     * @param haves batches the {@code HAVE}s; its batch is {@link #announce(Map, int[])} to these peers
      */
     PieceStored(Map<String, Peer> peers, RequestScheduler requests, ShareFetcher phase1, PieceExchange exchange,
             BooleanSupplier closing, IntFunction<byte[]> ownRead, Announcer announcer, BooleanSupplier checksIdle,
-            Runnable complete) {
+            Runnable complete, HaveBatcher haves) {
         this.peers = peers;
         this.requests = requests;
         this.phase1 = phase1;
@@ -54,6 +63,27 @@ final class PieceStored {
         this.announcer = announcer;
         this.checksIdle = checksIdle;
         this.complete = complete;
+        this.haves = haves;
+    }
+
+    /** One batch of {@code HAVE}s: every peer is written each piece's {@code HAVE}, then flushed once. */
+    static void announce(Map<String, Peer> peers, int[] pieces) {
+        for (Peer p : peers.values()) {
+            for (int piece : pieces) {
+                p.link.write(new Have(piece));
+            }
+            p.link.flush();
+        }
+    }
+
+    /** Sends the {@code HAVE}s still waiting for the end of the loop's turn now. */
+    void flushHaves() {
+        haves.flush();
+    }
+
+    /** The run is over: {@code HAVE}s pending and to come are dropped. */
+    void close() {
+        haves.close();
     }
 
     /** {@code piece} is in the store, from S3 ({@code from} null) or from peer {@code from}. */
@@ -67,7 +97,7 @@ final class PieceStored {
             Peer p = peers.get(cancel.peer());
             if (p != null) {
                 p.unask(piece);
-                p.link.send(new Cancel(piece));
+                p.link.write(new Cancel(piece));
             }
         }
         for (Peer p : peers.values()) {
@@ -75,15 +105,17 @@ final class PieceStored {
             if (own != null) {
                 p.link.write(announcer.announce(piece, own));
             }
-            p.link.send(new Have(piece));
             if (p.amInterested && !requests.isInteresting(p.id)) {
                 p.amInterested = false;
-                p.link.send(NotInterested.INSTANCE);
+                p.link.write(NotInterested.INSTANCE);
             }
         }
+        // Its HAVE goes out with the others of this turn, and flushes what was written above.
+        haves.stored(piece);
         phase1.advertiseWorks();
         if (requests.isComplete()) {
             if (checksIdle.getAsBoolean()) {
+                flushHaves();
                 complete.run();
             }
             return;

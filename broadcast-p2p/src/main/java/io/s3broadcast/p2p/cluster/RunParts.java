@@ -4,11 +4,13 @@ import io.netty.channel.ChannelFutureListener;
 import io.netty.channel.EventLoop;
 import io.s3broadcast.internal.cluster.ChokeScheduler;
 import io.s3broadcast.internal.cluster.ClusterPlan;
+import io.s3broadcast.internal.cluster.HaveBatcher;
 import io.s3broadcast.internal.cluster.PieceSelector;
 import io.s3broadcast.internal.cluster.RequestScheduler;
 import io.s3broadcast.internal.cluster.SourcePieces;
 import io.s3broadcast.p2p.protocol.Digests;
 import io.s3broadcast.p2p.protocol.PeerMessage;
+import io.s3broadcast.p2p.protocol.WorksLeft;
 import io.s3broadcast.registry.NodeInfo;
 import io.s3broadcast.spi.Bitfield;
 import io.s3broadcast.spi.ClusterConfig;
@@ -17,6 +19,7 @@ import io.s3broadcast.spi.PieceRun;
 import io.s3broadcast.spi.PieceStore;
 import io.s3broadcast.spi.SourceListener;
 import java.security.SecureRandom;
+import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 import java.util.Random;
@@ -136,7 +139,8 @@ final class RunParts {
         });
         greeting = new PeerGreeting(store::bitfield, phase1, digests::ownDigests, run::isComplete);
         stored = new PieceStored(peers, requests, phase1, exchange, run::closing, digests::ownRead, digests::announce,
-                disputes::idle, run::complete);
+                disputes::idle, run::complete,
+                new HaveBatcher(loop, Duration.ZERO, pieces -> PieceStored.announce(peers, pieces)));
         connections = new Connections(run, this, cluster, task, peers);
     }
 
@@ -180,6 +184,10 @@ final class RunParts {
 
             @Override
             public boolean send(String peer, PeerMessage msg) {
+                if (msg instanceof WorksLeft) {
+                    // Checked against the pieces announced: no HAVE may still be waiting.
+                    stored.flushHaves();
+                }
                 return Peer.send(peers, peer, msg);
             }
 
@@ -212,6 +220,7 @@ final class RunParts {
             @Override
             public void checksEnded() {
                 if (!run.closing() && !run.isComplete() && requests.isComplete()) {
+                    stored.flushHaves();
                     run.complete();
                 }
             }

@@ -63,5 +63,6 @@ final class FakeLink implements PeerLink {
 
     void clear() {
         sent.clear();
+        flushes = 0;
     }
 }

@@ -2,6 +2,7 @@ package io.s3broadcast.p2p.cluster;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.s3broadcast.internal.cluster.HaveBatcher;
 import io.s3broadcast.internal.cluster.PieceSelector;
 import io.s3broadcast.internal.cluster.RequestScheduler;
 import io.s3broadcast.internal.cluster.SourcePieces;
@@ -22,7 +23,10 @@ import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.Test;
 
-/** A stored piece: announced, duplicates cancelled, interest updated, completion; fake peers, fake time. */
+/**
+ * A stored piece: announced (its {@code HAVE} batched with the others of the loop's turn), duplicates cancelled,
+ * interest updated, completion; fake peers, fake time.
+ */
 class PieceStoredTest {
 
     private static final int PIECES = 2;
@@ -43,7 +47,15 @@ class PieceStoredTest {
                 ownReads.add(piece);
                 return new byte[Digests.DIGEST_BYTES];
             }, (piece, own) -> new Digests(piece, own, new byte[Digests.MAC_BYTES]), checksIdle::get,
-            completed::incrementAndGet);
+            this::complete, new HaveBatcher(time, Duration.ZERO, pieces -> PieceStored.announce(peers, pieces)));
+    /** Per completion, the HAVEs the peers had been sent by then. */
+    private final List<Long> havesAtCompletion = new ArrayList<>();
+
+    private void complete() {
+        completed.incrementAndGet();
+        havesAtCompletion.add(peers.values().stream().mapToLong(p -> FakeLink.of(p).sent.stream()
+                .filter(m -> m.type() == MessageType.HAVE).count()).sum());
+    }
 
     /** A connected peer holding {@code pieces}; what it was sent so far is forgotten. */
     private Peer peer(String id, int... pieces) {
@@ -60,7 +72,11 @@ class PieceStoredTest {
         Peer b = peer("b", 1);
         stored.stored(0, null);
         assertThat(ownReads).containsExactly(0);
+        assertThat(FakeLink.of(a).types()).as("HAVE waits for the end of the turn").containsExactly(MessageType.DIGESTS);
+        assertThat(FakeLink.of(a).flushes).isZero();
+        time.runPending();
         assertThat(FakeLink.of(a).types()).containsExactly(MessageType.DIGESTS, MessageType.HAVE);
+        assertThat(FakeLink.of(a).flushes).isEqualTo(1);
         assertThat(FakeLink.of(b).types()).containsExactly(MessageType.DIGESTS, MessageType.HAVE);
         assertThat(FakeLink.of(b).sent.get(1)).isEqualTo(new Have(0));
     }
@@ -76,6 +92,7 @@ class PieceStoredTest {
         FakeLink.of(b).clear();
 
         stored.stored(0, "a");
+        time.runPending();
         assertThat(ownReads).isEmpty();
         assertThat(FakeLink.of(b).sent).contains(new Cancel(0));
         assertThat(b.asked.get(0)).isFalse();
@@ -87,9 +104,52 @@ class PieceStoredTest {
         Peer a = peer("a", 0);
         assertThat(a.amInterested).isTrue();
         stored.stored(0, null);
+        time.runPending();
         assertThat(FakeLink.of(a).types())
-                .containsExactly(MessageType.DIGESTS, MessageType.HAVE, MessageType.NOT_INTERESTED);
+                .containsExactly(MessageType.DIGESTS, MessageType.NOT_INTERESTED, MessageType.HAVE);
+        assertThat(FakeLink.of(a).flushes).isEqualTo(1);
         assertThat(a.amInterested).isFalse();
+    }
+
+    @Test
+    void piecesStoredInOneTurnAreAnnouncedWithOneFlushPerPeer() {
+        Peer a = peer("a");
+        Peer b = peer("b");
+        stored.stored(0, "a");
+        stored.stored(1, "b");
+        time.runPending();
+        assertThat(FakeLink.of(a).sent).containsExactly(new Have(0), new Have(1));
+        assertThat(FakeLink.of(b).sent).containsExactly(new Have(0), new Have(1));
+        assertThat(FakeLink.of(a).flushes).isEqualTo(1);
+        assertThat(FakeLink.of(b).flushes).isEqualTo(1);
+    }
+
+    @Test
+    void completionIsNotAnnouncedBeforeTheLastHave() {
+        peer("a");
+        stored.stored(0, null);
+        stored.stored(1, null);
+        assertThat(havesAtCompletion).as("both HAVEs went out before the run completed (and sent DONE)")
+                .containsExactly(2L);
+    }
+
+    @Test
+    void aHaveWaitingIsSentByFlushHaves() {
+        Peer a = peer("a");
+        stored.stored(0, "a");
+        stored.flushHaves();
+        assertThat(FakeLink.of(a).sent).containsExactly(new Have(0));
+        time.runPending();
+        assertThat(FakeLink.of(a).sent).as("the turn's end finds nothing left").containsExactly(new Have(0));
+    }
+
+    @Test
+    void nothingWaitingIsSentOnceClosed() {
+        Peer a = peer("a");
+        stored.stored(0, "a");
+        stored.close();
+        time.runPending();
+        assertThat(FakeLink.of(a).sent).isEmpty();
     }
 
     @Test
