@@ -1,16 +1,25 @@
 package io.s3broadcast.bench;
 
 import java.io.IOException;
+import java.io.UncheckedIOException;
 import java.net.InetAddress;
 import java.net.ServerSocket;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
+import java.security.MessageDigest;
+import java.security.NoSuchAlgorithmException;
 import java.security.SecureRandom;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.HexFormat;
 import java.util.List;
 import java.util.Map;
 import java.util.function.Consumer;
 import software.amazon.awssdk.auth.credentials.AwsCredentials;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 import software.amazon.awssdk.auth.credentials.AwsSessionCredentials;
 
 /**
@@ -19,15 +28,76 @@ import software.amazon.awssdk.auth.credentials.AwsSessionCredentials;
  */
 final class NodeJvm {
 
+    private static final Logger LOG = LoggerFactory.getLogger(NodeJvm.class);
+
     /**
-     * C1 only with one compiler thread, serial GC, small heap and stacks, no perf-data file: measured in
-     * docs/bench.md ("Node JVMs"). C1 has no SHA-256 intrinsic, so hashing is slow in a node JVM: the bench hashes
-     * a node's file itself, after the node exits.
+     * The compiler directives of a node JVM: C2 compiles only the JDK's digests (SHA-256 of every piece, MD5 of an
+     * ETag), whose SHA and MD5 intrinsics only C2 has; every other method stays with C1 (a C2 compile it reaches is
+     * excluded, and C1 compiles it again without profiling).
      */
-    static final List<String> FLAGS = List.of("-XX:TieredStopAtLevel=1", "-XX:CICompilerCount=1", "-XX:+UseSerialGC",
-            "-Xms64m", "-Xmx256m", "-XX:MaxDirectMemorySize=256m", "-Xss512k", "-XX:-UsePerfData");
+    static final String JIT_DIRECTIVES = """
+            [
+              { match: ["sun/security/provider/SHA2.*", "sun/security/provider/DigestBase.*", \
+            "sun/security/provider/MD5.*"], c2: { Exclude: false } },
+              { match: "*.*", c2: { Exclude: true } }
+            ]
+            """;
+
+    /**
+     * Serial GC, small heap and stacks, no perf-data file, and lean JIT: tiered, but C2 only for the digests
+     * ({@link #JIT_DIRECTIVES}; the directives' "added" line goes to stderr with the VM's other output, so stdout
+     * keeps only the node's table and JSON line), C1 compiling a method later than by default (tier-3 thresholds
+     * raised). Measured in docs/bench.md ("Node JVMs"). Without a directives file (the temporary directory is not
+     * writable) the flags are the earlier C1-only ones, where SHA-256 runs without its intrinsic.
+     */
+    static final List<String> FLAGS = flags();
 
     private NodeJvm() {
+    }
+
+    private static List<String> flags() {
+        List<String> common = List.of("-XX:+UseSerialGC", "-Xms64m", "-Xmx256m", "-XX:MaxDirectMemorySize=256m",
+                "-Xss512k", "-XX:-UsePerfData");
+        List<String> flags = new ArrayList<>();
+        try {
+            Path directives = directivesFile(Path.of(System.getProperty("java.io.tmpdir")));
+            flags.addAll(List.of("-XX:CICompilerCount=2", "-XX:+UnlockDiagnosticVMOptions",
+                    "-XX:CompilerDirectivesFile=" + directives, "-XX:+DisplayVMOutputToStderr",
+                    "-XX:Tier3InvocationThreshold=2000", "-XX:Tier3MinInvocationThreshold=1000",
+                    "-XX:Tier3CompileThreshold=20000", "-XX:Tier3BackEdgeThreshold=600000"));
+        } catch (IOException | UncheckedIOException e) {
+            LOG.warn("cannot write the node JVMs' compiler directives ({}); node JVMs run C1 only", e.toString());
+            flags.addAll(List.of("-XX:TieredStopAtLevel=1", "-XX:CICompilerCount=1"));
+        }
+        flags.addAll(common);
+        return List.copyOf(flags);
+    }
+
+    /**
+     * {@link #JIT_DIRECTIVES} in {@code dir}, under a name made from its content (so concurrent benches and other
+     * versions share or keep their own), written once by an atomic rename.
+     */
+    static Path directivesFile(Path dir) throws IOException {
+        byte[] content = JIT_DIRECTIVES.getBytes(StandardCharsets.UTF_8);
+        String name;
+        try {
+            byte[] d = MessageDigest.getInstance("SHA-256").digest(content);
+            name = "s3broadcast-node-jit-" + HexFormat.of().formatHex(d, 0, 8) + ".json";
+        } catch (NoSuchAlgorithmException e) {
+            throw new IllegalStateException("this JDK has no SHA-256", e);
+        }
+        Path file = dir.resolve(name);
+        if (Files.isRegularFile(file) && Arrays.equals(Files.readAllBytes(file), content)) {
+            return file;
+        }
+        Path temp = Files.createTempFile(dir, name, ".tmp");
+        try {
+            Files.write(temp, content);
+            Files.move(temp, file, StandardCopyOption.REPLACE_EXISTING, StandardCopyOption.ATOMIC_MOVE);
+        } finally {
+            Files.deleteIfExists(temp);
+        }
+        return file;
     }
 
     /** This JVM's {@code java} executable. */
