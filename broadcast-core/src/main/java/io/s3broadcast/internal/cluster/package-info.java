@@ -42,9 +42,9 @@
  * rate the peer delivered at (fixed, or adaptive: a queue time's worth), never more than
  * {@code maxRequestsPerPeer}; a peer at least twice as fast gets the pieces it holds first. When every
  * missing piece is in flight it enters endgame: the last pieces may be requested from several peers, and a
- * stored piece yields the requests to cancel. {@link io.s3broadcast.internal.cluster.HaveBatcher} can gather
- * the pieces stored in one event-loop turn so each peer gets their {@code HAVE}s with one flush; the engine
- * does not use it yet ({@code PieceStored} still sends one {@code HAVE} per piece and peer).
+ * stored piece yields the requests to cancel. {@link io.s3broadcast.internal.cluster.HaveBatcher} gathers
+ * the pieces stored in one event-loop turn so each peer gets their {@code HAVE}s with one flush (the engine's
+ * {@code PieceStored} announces through it).
  *
  * <p>{@link io.s3broadcast.internal.cluster.ChokeScheduler} (over a
  * {@link io.s3broadcast.internal.cluster.ChokePolicy}, the package-private {@code Choker} and
