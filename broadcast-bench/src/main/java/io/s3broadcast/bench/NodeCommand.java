@@ -135,7 +135,7 @@ final class NodeCommand implements Callable<Integer> {
     @Option(names = "--no-sha256", negatable = false,
             description = "Do not compute the SHA-256 of the fetched file (the JSON line's sha256 is then null): for"
                     + " a launcher that checks the file itself, after the node exits (fleet, single --fresh-jvm), so a"
-                    + " node JVM (C1 only: no SHA-256 intrinsic) does not spend CPU on the bench's check.")
+                    + " node JVM does not spend CPU on the bench's check.")
     boolean noSha256;
 
     @Mixin

@@ -46,8 +46,9 @@ final class NodeJvm {
     /**
      * Serial GC, small heap and stacks, no perf-data file, and lean JIT: tiered, but C2 only for the digests
      * ({@link #JIT_DIRECTIVES}; the directives' "added" line goes to stderr with the VM's other output, so stdout
-     * keeps only the node's table and JSON line), C1 compiling a method later than by default (tier-3 thresholds
-     * raised). Measured in docs/bench.md ("Node JVMs"). Without a directives file (the temporary directory is not
+     * keeps only the node's table and JSON line) and reached after a fiftieth of the usual calls (so the first
+     * pieces are not hashed in the interpreter while the compile waits), C1 compiling every other method later than
+     * by default (tier-3 thresholds raised). Measured in docs/bench.md ("Node JVMs"). Without a directives file (the temporary directory is not
      * writable) the flags are the earlier C1-only ones, where SHA-256 runs without its intrinsic.
      */
     static final List<String> FLAGS = flags();
@@ -63,6 +64,10 @@ final class NodeJvm {
             Path directives = directivesFile(Path.of(System.getProperty("java.io.tmpdir")));
             flags.addAll(List.of("-XX:CICompilerCount=2", "-XX:+UnlockDiagnosticVMOptions",
                     "-XX:CompilerDirectivesFile=" + directives, "-XX:+DisplayVMOutputToStderr",
+                    "-XX:CompileCommand=quiet",
+                    "-XX:CompileCommand=CompileThresholdScaling,sun.security.provider.SHA2::*,0.02",
+                    "-XX:CompileCommand=CompileThresholdScaling,sun.security.provider.DigestBase::*,0.02",
+                    "-XX:CompileCommand=CompileThresholdScaling,sun.security.provider.MD5::*,0.02",
                     "-XX:Tier3InvocationThreshold=2000", "-XX:Tier3MinInvocationThreshold=1000",
                     "-XX:Tier3CompileThreshold=20000", "-XX:Tier3BackEdgeThreshold=600000"));
         } catch (IOException | UncheckedIOException e) {
