@@ -9,6 +9,7 @@ import io.s3broadcast.metrics.BroadcastMetrics;
 import io.s3broadcast.registry.NodeRegistryProvider;
 import io.s3broadcast.registry.RegistrySpec;
 import io.s3broadcast.spi.ClusterConfig;
+import io.s3broadcast.spi.ConnectionTuning;
 import io.s3broadcast.spi.PeerLimits;
 import io.s3broadcast.spi.PeerSecurity;
 import io.s3broadcast.spi.SourceConfig;
@@ -37,6 +38,8 @@ record Settings(
         Ticker ticker) {
 
     static final int DEFAULT_CONNECTIONS = 16;
+    static final ConnectionTuning DEFAULT_CONNECTION_TUNING = ConnectionTuning.hillClimbing();
+    static final boolean DEFAULT_HEDGE = true;
     /** Range size cap of the source; the range of each fetch is computed below it unless set ({@link WorkSizing}). */
     static final long DEFAULT_RANGE_SIZE = 32L << 20;
     static final int DEFAULT_PIECE_SIZE = 1 << 20;
@@ -107,8 +110,13 @@ record Settings(
         Integer explicitWork = b.workSize != null ? b.workSize : c.positiveInt("workSize").orElse(null);
         // Ranges, works and connections per fetch are computed from the share (docs/configuration.md); an explicit
         // rangeSize or workSize wins.
-        WorkSizing sizing = WorkSizing.withOverrides(WorkSizing.computed(connections), connections, explicitRange,
-                explicitWork);
+        // The count of GETs is tuned while a fetch runs and idle GETs take over slow tails, unless set otherwise
+        // (docs/configuration.md, "Connection tuning and hedging").
+        ConnectionTuning tuning = c.parsed("connectionTuning", "adaptive or fixed", ConnectionTuning::parse)
+                .orElse(DEFAULT_CONNECTION_TUNING);
+        boolean hedge = c.bool("hedge").orElse(DEFAULT_HEDGE);
+        WorkSizing sizing = WorkSizing.withOverrides(WorkSizing.computed(connections, tuning, hedge), connections,
+                explicitRange, explicitWork);
         Ticker ticker = b.ticker != null ? b.ticker : Ticker.systemTicker();
         String chokePolicy = c.parsed("chokePolicy", "cooperative or tit-for-tat",
                 v -> ChokePolicy.Kind.parse(v).toString()).orElse(DEFAULT_CHOKE_POLICY);

@@ -28,6 +28,13 @@ public interface SourceListener {
     default void pieceStored(int piece) {
     }
 
+    /**
+     * A ranged GET in flight read much slower than a new one would, so its last {@code tailBytes} bytes were
+     * given to a new GET (a hedge) and it stops where that one begins.
+     */
+    default void hedged(long tailBytes) {
+    }
+
     /** A request failed and will be retried after {@code delayMillis}. */
     default void retrying(PieceRun run, int attempt, long delayMillis, Throwable cause) {
     }

@@ -83,6 +83,19 @@ final class Failures {
         return Kind.FATAL;
     }
 
+    /** Whether S3 asked to slow down (503 SlowDown, 429, or a throttling error code). */
+    static boolean throttled(Throwable failure) {
+        for (Throwable c = unwrap(failure); c != null; c = next(c)) {
+            if (c instanceof SdkServiceException service) {
+                String code = errorCode(service);
+                return service.statusCode() == 429 || code != null && (code.equals("SlowDown") || code.startsWith("Throttl")
+                        || code.equals("RequestLimitExceeded") || code.equals("RequestThrottled")
+                        || code.equals("TooManyRequestsException") || code.equals("503 SlowDown"));
+            }
+        }
+        return false;
+    }
+
     static Kind classifyService(int status, String errorCode) {
         if (status == 412 || "PreconditionFailed".equals(errorCode)) {
             return Kind.OBJECT_CHANGED;

@@ -1,45 +1,99 @@
 package io.s3broadcast.s3;
 
 import io.s3broadcast.BroadcastException;
+import io.s3broadcast.spi.ConnectionTuning;
 import io.s3broadcast.spi.PieceLayout;
 import io.s3broadcast.spi.PieceQueue;
 import io.s3broadcast.spi.PieceRun;
+import io.s3broadcast.spi.RangeReads;
+import io.s3broadcast.spi.SourceListener;
+import java.io.IOException;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.ScheduledFuture;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
-import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.LongAdder;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
- * One call of {@link S3ObjectSource#fetch}: {@code connections} lanes, each taking the next run from the
+ * One call of {@link S3ObjectSource#fetch}: lanes (one ranged GET each), each taking the next run from the
  * queue, reading it with a {@link RangeReader}, and taking another until the queue has none. Completes
  * when every lane is done; the first failure (or a cancellation of the returned future) cancels every
  * read in flight and stops polling.
+ *
+ * <p>The number of lanes starts at {@link RangeReads#connections()} and is tuned while the fetch runs: every
+ * {@link ConnectionTuning#interval()} the bytes that came are measured and the {@link ConnectionTuning.Tuner}
+ * says how many lanes to keep (a lane over the count stops after its read; one under it is started), up
+ * to {@link RangeReads#maxConnections()}; a 503 SlowDown is told to it at once.
+ *
+ * <p>With {@link RangeReads#hedge()}, a lane that finds the queue empty hedges before it stops: it takes the
+ * unreceived tail of the read in flight that {@link TailHedge} finds much slower than a new GET would be,
+ * cutting that read short ({@link RangeReader#split}). Pieces cut in parts are completed by {@link SplitPieces}.
  */
 final class Fetch {
 
+    private static final Logger LOG = LoggerFactory.getLogger(Fetch.class);
+
+    /** First-byte wait assumed before one is measured. */
+    static final double DEFAULT_FIRST_BYTE_SECONDS = 0.05;
+
     private final ReadContext ctx;
     private final PieceQueue queue;
-    private final int connections;
     private final int maxPieces;
+    private final int maxLanes;
+    private final boolean hedge;
+    private final ConnectionTuning tuning;
+    private final ConnectionTuning.Tuner tuner;
+    private final SplitPieces splits;
+    private final SourceListener listener;
     private final CompletableFuture<Void> result = new CompletableFuture<>();
     private final Set<RangeReader> inFlight = ConcurrentHashMap.newKeySet();
-    private final AtomicInteger activeLanes;
     private final AtomicBoolean failing = new AtomicBoolean();
+    private final LongAdder bytes = new LongAdder();
+    // guarded by this
+    private int lanes;
+    private int target;
+    private int hedges;
+    private long hedgedBytes;
+    private double finishedRates;
+    private int finishedReads;
+    private double firstByteSeconds;
+    private int firstBytes;
+    private long lastBytes;
+    private long lastTickNanos;
+    private ScheduledFuture<?> ticks;
 
-    Fetch(ReadContext ctx, PieceQueue queue, int connections, long rangeSize) {
-        this.ctx = ctx;
+    Fetch(ReadContext ctx, PieceQueue queue, RangeReads reads, int maxConnections) {
+        this.listener = ctx.listener();
+        this.ctx = new ReadContext(ctx.client(), ctx.object(), ctx.store(), new Counting(ctx.listener()), ctx.scheduler(),
+                ctx.ticker(), ctx.random(), ctx.backoff(), ctx.maxAttempts(), ctx.firstByteTimeout(), ctx.stallTimeout(),
+                ctx.buffers());
         this.queue = queue;
-        this.connections = connections;
         long pieceSize = ctx.store().layout().pieceSize();
-        this.maxPieces = (int) Math.max(1, Math.min(Integer.MAX_VALUE, rangeSize / pieceSize));
-        this.activeLanes = new AtomicInteger(connections);
+        this.maxPieces = (int) Math.max(1, Math.min(Integer.MAX_VALUE, reads.rangeBytes() / pieceSize));
+        int initial = Math.min(reads.connections(), maxConnections);
+        this.maxLanes = Math.max(initial, Math.min(reads.maxConnections(), maxConnections));
+        this.hedge = reads.hedge();
+        this.tuning = reads.tuning();
+        this.tuner = tuning.start(initial, maxLanes);
+        this.target = initial;
+        this.splits = new SplitPieces(ctx.store());
     }
 
     CompletableFuture<Void> start() {
         result.whenComplete((v, e) -> {
+            stopTicks();
             if (e != null) {
                 cancelReads();
+            }
+            synchronized (this) {
+                if (hedges > 0) {
+                    LOG.debug("{}: {} hedges took {} bytes", ctx.name(), hedges, hedgedBytes);
+                }
             }
         });
         PieceLayout layout = ctx.store().layout();
@@ -48,35 +102,51 @@ final class Fetch {
                     + " bytes, the object has " + ctx.object().size()));
             return result;
         }
-        for (int i = 0; i < connections && !stopping(); i++) {
+        int n;
+        synchronized (this) {
+            n = target;
+            lanes = n;
+            lastTickNanos = ctx.ticker().read();
+        }
+        if (tuning != ConnectionTuning.fixed() || hedge) {
+            long every = tuning.interval().toNanos();
+            try {
+                synchronized (this) {
+                    ticks = ctx.scheduler().scheduleAtFixedRate(this::tick, every, every, TimeUnit.NANOSECONDS);
+                }
+            } catch (RejectedExecutionException e) {
+                fail(new BroadcastException("cannot fetch " + ctx.name() + ": the source is closed", e));
+                return result;
+            }
+        }
+        for (int i = 0; i < n && !stopping(); i++) {
             lane();
         }
         return result;
     }
 
-    /** Runs one lane until it waits for a read or the queue is empty. */
+    /** Lanes running now (for tests). */
+    synchronized int lanes() {
+        return lanes;
+    }
+
+    /** Tails taken over from slow reads so far. */
+    synchronized int hedges() {
+        return hedges;
+    }
+
+    /** Runs one lane until it waits for a read, or stops it when there is nothing to read or too many lanes. */
     private void lane() {
         try {
             while (!stopping()) {
-                PieceRun run;
-                try {
-                    run = queue.poll(maxPieces);
-                } catch (RuntimeException | Error e) {
-                    fail(new BroadcastException("the piece queue of " + ctx.name() + " failed: " + e, e));
+                if (overTarget()) {
                     return;
                 }
-                if (run == null) {
-                    if (activeLanes.decrementAndGet() == 0) {
-                        result.complete(null);
-                    }
+                RangeReader reader = next();
+                if (reader == null) {
+                    retire();
                     return;
                 }
-                if (run.end() > ctx.store().layout().pieceCount()) {
-                    fail(new BroadcastException("the piece queue of " + ctx.name() + " gave " + run + ", the object has "
-                            + ctx.store().layout().pieceCount() + " pieces"));
-                    return;
-                }
-                RangeReader reader = new RangeReader(ctx, run);
                 inFlight.add(reader);
                 if (stopping()) {
                     // Failed or cancelled while this lane was polling; cancelReads may have missed it.
@@ -85,14 +155,15 @@ final class Fetch {
                 }
                 CompletableFuture<Void> read = reader.start();
                 if (read.isDone() && !read.isCompletedExceptionally()) {
-                    inFlight.remove(reader);
+                    finished(reader);
                     continue;
                 }
                 read.whenComplete((v, e) -> {
-                    inFlight.remove(reader);
                     if (e != null) {
+                        inFlight.remove(reader);
                         fail(e);
                     } else {
+                        finished(reader);
                         lane();
                     }
                 });
@@ -101,6 +172,197 @@ final class Fetch {
         } catch (RuntimeException | Error e) {
             fail(e);
         }
+    }
+
+    /** The next read: a run from the queue, else the tail of a slow read when hedging; null for none. */
+    private RangeReader next() {
+        PieceRun run;
+        try {
+            run = queue.poll(maxPieces);
+        } catch (RuntimeException | Error e) {
+            fail(new BroadcastException("the piece queue of " + ctx.name() + " failed: " + e, e));
+            return null;
+        }
+        if (run != null) {
+            if (run.end() > ctx.store().layout().pieceCount()) {
+                fail(new BroadcastException("the piece queue of " + ctx.name() + " gave " + run + ", the object has "
+                        + ctx.store().layout().pieceCount() + " pieces"));
+                return null;
+            }
+            return reader(run, ctx.store().layout().offset(run.first()));
+        }
+        return hedge ? hedgeSlowest() : null;
+    }
+
+    private RangeReader reader(PieceRun run, long startByte) {
+        return new RangeReader(ctx, run, startByte, this::partWritten, this::throttled);
+    }
+
+    /** Cuts the read in flight predicted to end last, if {@link TailHedge} says so; returns the reader of its tail. */
+    private RangeReader hedgeSlowest() {
+        long now = ctx.ticker().read();
+        double fresh = newReadRate(now);
+        double wait = firstByteSeconds();
+        long minPart = TailHedge.minPart(ctx.store().layout().pieceSize());
+        RangeReader slowest = null;
+        long cut = -1;
+        double slowestSeconds = 0;
+        for (RangeReader r : inFlight) {
+            long end = r.endByte();
+            long position = r.position();
+            long first = r.firstByteNanos();
+            double measured = seconds(now - (first >= 0 ? first : r.startNanos()));
+            double rate = first >= 0 && measured > 0 ? r.received() / measured : 0;
+            long c = TailHedge.cut(position, end, rate, measured, fresh, wait, minPart);
+            if (c < 0) {
+                continue;
+            }
+            double alone = rate > 0 ? (end - position) / rate : Double.POSITIVE_INFINITY;
+            if (slowest == null || alone > slowestSeconds) {
+                slowest = r;
+                cut = c;
+                slowestSeconds = alone;
+            }
+        }
+        if (slowest == null) {
+            return null;
+        }
+        PieceLayout layout = ctx.store().layout();
+        long end = slowest.endByte();
+        int cutPiece = layout.pieceAt(cut);
+        boolean within = layout.offset(cutPiece) != cut;
+        if (within) {
+            splits.cutting(cutPiece);
+        }
+        if (!slowest.split(cut)) {
+            if (within) {
+                try {
+                    if (splits.notCut(cutPiece)) {
+                        listener.pieceStored(cutPiece);
+                    }
+                } catch (IOException e) {
+                    fail(splits.failed(cutPiece, e));
+                }
+            }
+            return null;
+        }
+        synchronized (this) {
+            hedges++;
+            hedgedBytes += end - cut;
+        }
+        LOG.debug("{}: hedging bytes {}-{} of a read at {} ({} in flight)", ctx.name(), cut, end - 1,
+                slowest.run(), inFlight.size());
+        listener.hedged(end - cut);
+        return reader(new PieceRun(cutPiece, layout.pieceAt(end - 1) + 1), cut);
+    }
+
+    private void partWritten(int piece) {
+        try {
+            if (splits.partWritten(piece)) {
+                listener.pieceStored(piece);
+            }
+        } catch (IOException e) {
+            fail(splits.failed(piece, e));
+        }
+    }
+
+    /** The expected rate of a new GET: the mean of the rates reads had (each GET draws its own); 0 when none measured. */
+    private double newReadRate(long now) {
+        double sum;
+        int n;
+        synchronized (this) {
+            sum = finishedRates;
+            n = finishedReads;
+        }
+        for (RangeReader r : inFlight) {
+            long first = r.firstByteNanos();
+            double measured = first < 0 ? 0 : seconds(now - first);
+            if (measured >= TailHedge.MIN_MEASURED_SECONDS) {
+                sum += r.received() / measured;
+                n++;
+            }
+        }
+        return n == 0 ? 0 : sum / n;
+    }
+
+    private synchronized double firstByteSeconds() {
+        return firstBytes == 0 ? DEFAULT_FIRST_BYTE_SECONDS : firstByteSeconds / firstBytes;
+    }
+
+    private void finished(RangeReader reader) {
+        inFlight.remove(reader);
+        long now = ctx.ticker().read();
+        long first = reader.firstByteNanos();
+        if (first < 0) {
+            return;
+        }
+        double active = seconds(now - first);
+        synchronized (this) {
+            firstByteSeconds += seconds(first - reader.startNanos());
+            firstBytes++;
+            if (active >= TailHedge.MIN_MEASURED_SECONDS) {
+                finishedRates += reader.received() / active;
+                finishedReads++;
+            }
+        }
+    }
+
+    /** Measures the rate of the last interval, asks the tuner, and starts lanes up to its count. */
+    private void tick() {
+        if (stopping()) {
+            return;
+        }
+        long now = ctx.ticker().read();
+        long total = bytes.sum();
+        int add;
+        synchronized (this) {
+            double seconds = seconds(now - lastTickNanos);
+            if (seconds <= 0) {
+                return;
+            }
+            double rate = (total - lastBytes) / seconds;
+            lastBytes = total;
+            lastTickNanos = now;
+            target = Math.max(1, Math.min(maxLanes, tuner.measured(rate)));
+            add = lanes == 0 ? 0 : Math.max(0, target - lanes);
+            if (add == 0 && hedge && lanes > 0 && lanes < maxLanes) {
+                // A read may have slowed after every other lane stopped: one more lane looks for a tail to hedge.
+                add = 1;
+            }
+            lanes += add;
+        }
+        for (int i = 0; i < add && !stopping(); i++) {
+            lane();
+        }
+    }
+
+    private void throttled() {
+        synchronized (this) {
+            target = Math.max(1, Math.min(maxLanes, tuner.throttled()));
+        }
+    }
+
+    /** Stops this lane when there are more than the tuner wants; true when it stopped. */
+    private boolean overTarget() {
+        synchronized (this) {
+            if (lanes <= target) {
+                return false;
+            }
+        }
+        return retire();
+    }
+
+    /** This lane stops; the fetch completes with the last one. */
+    private boolean retire() {
+        boolean last;
+        synchronized (this) {
+            lanes--;
+            last = lanes == 0;
+        }
+        if (last) {
+            result.complete(null);
+        }
+        return true;
     }
 
     private void fail(Throwable failure) {
@@ -118,6 +380,61 @@ final class Fetch {
     private void cancelReads() {
         for (RangeReader reader : inFlight) {
             reader.cancel();
+        }
+    }
+
+    private synchronized void stopTicks() {
+        if (ticks != null) {
+            ticks.cancel(false);
+        }
+    }
+
+    private static double seconds(long nanos) {
+        return nanos / 1e9;
+    }
+
+    /** Counts the bytes that come, for the tuner, and passes everything on. */
+    private final class Counting implements SourceListener {
+        private final SourceListener delegate;
+
+        Counting(SourceListener delegate) {
+            this.delegate = delegate;
+        }
+
+        @Override
+        public void bytesReceived(long n) {
+            bytes.add(n);
+            delegate.bytesReceived(n);
+        }
+
+        @Override
+        public void bytesFromPeers(long n) {
+            delegate.bytesFromPeers(n);
+        }
+
+        @Override
+        public void peerConnected(String nodeId) {
+            delegate.peerConnected(nodeId);
+        }
+
+        @Override
+        public void peerDisconnected(String nodeId) {
+            delegate.peerDisconnected(nodeId);
+        }
+
+        @Override
+        public void pieceStored(int piece) {
+            delegate.pieceStored(piece);
+        }
+
+        @Override
+        public void retrying(PieceRun run, int attempt, long delayMillis, Throwable cause) {
+            delegate.retrying(run, attempt, delayMillis, cause);
+        }
+
+        @Override
+        public void hedged(long tailBytes) {
+            delegate.hedged(tailBytes);
         }
     }
 }

@@ -34,6 +34,12 @@ import software.amazon.awssdk.services.s3.model.GetObjectResponse;
  * a body that ends early is a {@link TransientReadException}, and an ETag or object size other than the
  * HEAD's is {@link BroadcastException.ObjectChanged}.
  *
+ * <p>A range may be <em>cut</em> while it is read ({@link #cut}): the writer then stops at the cut, as if it
+ * had asked for nothing more, and the GET is abandoned (the bytes after the cut that already came are dropped).
+ * A piece only partly within the writer's bytes (the first one of a range that starts within a piece, the
+ * last one of a range cut within a piece) is a <em>part</em>: its bytes are written but it is neither hashed
+ * nor recorded; it is reported to {@code onPartWritten} once written, and whoever split it completes it.
+ *
  * <p>Threads: the SDK calls in on its I/O threads, the watchdog or a cancellation calls {@link #abort}
  * from others. The writes and the piece bookkeeping happen under a lock that is never held while calling
  * out (listener, futures, subscription), so after {@code abort} returns nothing more is written.
@@ -49,6 +55,7 @@ final class PieceWriter implements AsyncResponseTransformer<GetObjectResponse, V
     private final long start;
     private final long end;
     private final IntConsumer onPieceStored;
+    private final IntConsumer onPartWritten;
     private final Runnable onBytes;
     private final BufferPool buffers;
     private final CRC32C crc = new CRC32C();
@@ -66,16 +73,26 @@ final class PieceWriter implements AsyncResponseTransformer<GetObjectResponse, V
     /** Bytes written to the store up to here; those in between are in {@code pending}. */
     private long written;
     private ByteBuffer pending;
+    /** Where this writer stops: {@code end}, or earlier once cut. */
+    private long cut;
+    /** Parts the last chunk finished; read right after {@link #write} under the lock. */
+    private int[] parts = new int[0];
+    /** Bytes that came after the cut and were dropped. */
+    private long dropped;
+    /** Bytes received, read without the lock by whoever estimates this range's rate. */
+    private volatile long received;
 
     /**
-     * @param start first byte asked for; the first byte of a piece
-     * @param end one past the last byte asked for; the end of a piece
-     * @param onPieceStored called, under this writer's lock, with each piece recorded in the store
+     * @param start first byte asked for; the first byte of a piece unless the first piece is a part
+     * @param end one past the last byte asked for; the end of a piece unless the last piece is a part
+     * @param onPieceStored called, under this writer's lock, with each piece recorded in the store and each
+     *     part written (the reader's progress)
+     * @param onPartWritten called, not under the lock, with each part written
      * @param onBytes called when bytes arrive (feeds the stall watchdog)
      * @param buffers where to borrow the buffer that gathers small chunks into larger writes
      */
     PieceWriter(ObjectInfo object, PieceStore store, SourceListener listener, long start, long end,
-            IntConsumer onPieceStored, Runnable onBytes, BufferPool buffers) {
+            IntConsumer onPieceStored, IntConsumer onPartWritten, Runnable onBytes, BufferPool buffers) {
         this.object = object;
         this.store = store;
         this.layout = store.layout();
@@ -83,11 +100,47 @@ final class PieceWriter implements AsyncResponseTransformer<GetObjectResponse, V
         this.start = start;
         this.end = end;
         this.onPieceStored = onPieceStored;
+        this.onPartWritten = onPartWritten;
+        this.cut = end;
         this.onBytes = onBytes;
         this.buffers = buffers;
         this.position = start;
         this.written = start;
         this.sha256 = store.keepsDigests() ? Sha256.newDigest() : null;
+    }
+
+    /**
+     * Stops this writer at byte {@code at} instead of its end, if it has not received that far: true when it
+     * will stop there (or did already, for an {@code at} it has reached but not passed), false when it has
+     * passed {@code at}, finished, or {@code at} is not before where it stops now.
+     */
+    boolean cut(long at) {
+        synchronized (lock) {
+            if (finished || at <= position || at >= cut || at <= start) {
+                return false;
+            }
+            cut = at;
+            return true;
+        }
+    }
+
+    /** Bytes received so far (of the bytes asked for, also those dropped after a cut). */
+    long received() {
+        return received;
+    }
+
+    /** Bytes dropped after a cut. */
+    long dropped() {
+        synchronized (lock) {
+            return dropped;
+        }
+    }
+
+    /** The byte this writer is at: received and taken in up to here. */
+    long position() {
+        synchronized (lock) {
+            return position;
+        }
     }
 
     /** The bytes asked for, as {@code bytes a-b} (inclusive, as in HTTP). */
@@ -161,7 +214,11 @@ final class PieceWriter implements AsyncResponseTransformer<GetObjectResponse, V
     public void onNext(ByteBuffer chunk) {
         onBytes.run();
         int bytes = chunk.remaining();
+        received += bytes;
         int[] stored;
+        int[] partsDone = null;
+        boolean cutReached = false;
+        CompletableFuture<Void> r = null;
         Subscription s;
         Throwable problem = null;
         synchronized (lock) {
@@ -171,6 +228,14 @@ final class PieceWriter implements AsyncResponseTransformer<GetObjectResponse, V
             s = subscription;
             try {
                 stored = write(chunk);
+                partsDone = parts;
+                parts = new int[0];
+                if (position == cut && cut < end) {
+                    cutReached = true;
+                    finished = true;
+                    r = result;
+                    releaseBuffer();
+                }
             } catch (IOException e) {
                 stored = null;
                 problem = e instanceof TransientReadException ? e
@@ -190,8 +255,22 @@ final class PieceWriter implements AsyncResponseTransformer<GetObjectResponse, V
             for (int piece : stored) {
                 listener.pieceStored(piece);
             }
+            for (int piece : partsDone) {
+                onPartWritten.accept(piece);
+            }
         } catch (RuntimeException | Error e) {
+            if (cutReached) {
+                r.completeExceptionally(e);
+            }
             fail(new BroadcastException("a SourceListener threw while fetching " + range() + " of " + objectName() + ": " + e, e));
+            return;
+        }
+        if (cutReached) {
+            // Everything up to the cut is written: the rest of the GET is not wanted.
+            if (s != null) {
+                s.cancel();
+            }
+            r.complete(null);
             return;
         }
         if (s != null) {
@@ -273,20 +352,27 @@ final class PieceWriter implements AsyncResponseTransformer<GetObjectResponse, V
                     + (end - start) + " bytes asked for");
         }
         int[] stored = new int[0];
-        while (chunk.hasRemaining()) {
+        while (chunk.hasRemaining() && position < cut) {
             int piece = layout.pieceAt(position);
-            long pieceEnd = layout.offset(piece) + layout.length(piece);
-            int take = (int) Math.min(chunk.remaining(), pieceEnd - position);
+            long pieceStart = layout.offset(piece);
+            long pieceEnd = pieceStart + layout.length(piece);
+            // A piece this writer has from its first byte is hashed; the first piece of a range that starts
+            // within it is a part.
+            boolean whole = pieceStart >= start;
+            long stop = Math.min(pieceEnd, cut);
+            int take = (int) Math.min(chunk.remaining(), stop - position);
             ByteBuffer slice = chunk.slice();
             slice.limit(take);
-            crc.update(slice.duplicate());
-            if (sha256 != null) {
-                sha256.update(slice.duplicate());
+            if (whole) {
+                crc.update(slice.duplicate());
+                if (sha256 != null) {
+                    sha256.update(slice.duplicate());
+                }
             }
             gather(slice);
             chunk.position(chunk.position() + take);
             position += take;
-            if (position == pieceEnd) {
+            if (position == pieceEnd && whole) {
                 flush();
                 int value = (int) crc.getValue();
                 crc.reset();
@@ -295,8 +381,19 @@ final class PieceWriter implements AsyncResponseTransformer<GetObjectResponse, V
                     stored = append(stored, piece);
                 }
                 onPieceStored.accept(piece);
+            } else if (position == stop) {
+                // The end of a part: written, for whoever split the piece to complete.
+                flush();
+                crc.reset();
+                if (sha256 != null) {
+                    sha256.reset();
+                }
+                parts = append(parts, piece);
+                onPieceStored.accept(piece);
             }
         }
+        dropped += chunk.remaining();
+        chunk.position(chunk.limit());
         return stored;
     }
 

@@ -10,6 +10,7 @@ import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.function.IntConsumer;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import software.amazon.awssdk.services.s3.model.GetObjectRequest;
@@ -19,6 +20,11 @@ import software.amazon.awssdk.services.s3.model.GetObjectRequest;
  * the run is stored. A retry asks only for the pieces not yet stored. Failures S3 or the network may get
  * over ({@link Failures.Kind#RETRY}) are retried after an exponential, fully jittered backoff; after
  * {@code maxAttempts} attempts in a row that stored no piece the run fails, naming its byte range.
+ *
+ * <p>A reader may be {@linkplain #split split} while it reads: it stops at the cut and a new reader takes
+ * the bytes after it ({@link Fetch} hedges a slow range this way). So a reader reads bytes
+ * {@code [startByte, endByte)}, which may begin or end within a piece; such a piece is a part
+ * ({@link PieceWriter}), reported to {@code onPartWritten} instead of being recorded.
  */
 final class RangeReader {
 
@@ -27,25 +33,119 @@ final class RangeReader {
     private final ReadContext ctx;
     private final PieceRun run;
     private final PieceLayout layout;
+    private final IntConsumer onPartWritten;
+    private final Runnable onThrottled;
     private final CompletableFuture<Void> done = new CompletableFuture<>();
-    /** The first piece of the run this reader has not stored yet; only grows. */
+    /** The first byte this reader reads; the first byte of the run unless it took over another's tail. */
+    private final long startByte;
+    /** One past the last byte this reader reads; lowered by {@link #split}. */
+    private volatile long endByte;
+    /** The first piece whose bytes (of this reader's) are not all written yet; only grows. */
     private volatile int nextPiece;
+    private final long startNanos;
+    /** When the first byte of this reader came, or -1. */
+    private volatile long firstByteNanos = -1;
     // guarded by this
     private int attempts;
     private int failuresWithoutProgress;
     private Attempt current;
     private ScheduledFuture<?> pendingRetry;
     private boolean cancelled;
+    /** Bytes received and dropped by attempts that ended. */
+    private volatile long received;
+    private volatile long dropped;
+    /** Whether {@link #split} cut this reader short. */
+    private volatile boolean wasCut;
 
     RangeReader(ReadContext ctx, PieceRun run) {
+        this(ctx, run, ctx.store().layout().offset(run.first()), p -> { }, () -> { });
+    }
+
+    /**
+     * Reads the bytes of {@code run} from {@code startByte} (within its first piece) on.
+     *
+     * @param onPartWritten told when a part (a piece this reader has only some bytes of) is written
+     * @param onThrottled told when S3 answers 503 SlowDown
+     */
+    RangeReader(ReadContext ctx, PieceRun run, long startByte, IntConsumer onPartWritten, Runnable onThrottled) {
         this.ctx = ctx;
         this.run = run;
         this.layout = ctx.store().layout();
+        this.onPartWritten = onPartWritten;
+        this.onThrottled = onThrottled;
+        this.startByte = startByte;
+        int last = run.end() - 1;
+        this.endByte = layout.offset(last) + layout.length(last);
+        if (startByte < layout.offset(run.first()) || startByte >= endByte) {
+            throw new IllegalArgumentException("byte " + startByte + " is not within " + run);
+        }
         this.nextPiece = run.first();
+        this.startNanos = ctx.ticker().read();
     }
 
     PieceRun run() {
         return run;
+    }
+
+    /** One past the last byte this reader is to read. */
+    long endByte() {
+        return endByte;
+    }
+
+    /** When this reader started (ticker nanos). */
+    long startNanos() {
+        return startNanos;
+    }
+
+    /** When its first byte came (ticker nanos), or -1 while none has. */
+    long firstByteNanos() {
+        return firstByteNanos;
+    }
+
+    /** The byte it is at: bytes before it are written (or being read by the attempt in flight). */
+    synchronized long position() {
+        if (current != null && !current.ended.get()) {
+            return current.writer.position();
+        }
+        return Math.max(startByte, layout.offset(Math.min(nextPiece, layout.pieceCount() - 1)));
+    }
+
+    /** Bytes received over every attempt, for its rate. */
+    long received() {
+        return received + (current == null ? 0 : current.writer.received());
+    }
+
+    /** Bytes dropped after cuts. */
+    long dropped() {
+        return dropped;
+    }
+
+    /**
+     * Makes this reader stop at byte {@code at} (within its bytes, after where it is): true when it will, and
+     * another reader is then to read {@code [at, old endByte)}; false when it is past {@code at} or done.
+     */
+    boolean split(long at) {
+        synchronized (this) {
+            if (cancelled || done.isDone() || at >= endByte || at <= startByte) {
+                return false;
+            }
+            Attempt a = current;
+            if (a != null && !a.ended.get()) {
+                if (!a.writer.cut(at)) {
+                    return false;
+                }
+            } else if (at <= layout.offset(nextPiece)) {
+                return false;
+            }
+            endByte = at;
+            wasCut = true;
+            return true;
+        }
+    }
+
+    private boolean finished() {
+        long end = endByte;
+        return nextPiece > layout.pieceAt(end - 1);
     }
 
     /** Starts the first attempt; the future completes when the run is stored, or fails for good. */
@@ -80,11 +180,10 @@ final class RangeReader {
             if (cancelled || done.isDone()) {
                 return;
             }
-            int first = nextPiece;
-            if (first >= run.end()) {
+            if (finished()) {
                 a = null;
             } else {
-                a = new Attempt(++attempts, first);
+                a = new Attempt(++attempts, nextPiece);
                 current = a;
             }
         }
@@ -97,15 +196,19 @@ final class RangeReader {
 
     private void attemptEnded(Attempt a, Throwable failure) {
         synchronized (this) {
+            received += a.writer.received();
+            dropped += a.writer.dropped();
             if (cancelled) {
                 return;
             }
         }
+        if (finished() && (failure == null || wasCut && Failures.classify(failure) != Failures.Kind.FATAL)) {
+            // After a cut the GET is abandoned once every byte up to the cut is written; what the client makes
+            // of that abandoned request does not matter.
+            done.complete(null);
+            return;
+        }
         if (failure == null) {
-            if (nextPiece >= run.end()) {
-                done.complete(null);
-                return;
-            }
             failure = new TransientReadException("response for " + a.writer.range() + " of " + ctx.name()
                     + " completed before every piece was stored");
         }
@@ -119,6 +222,9 @@ final class RangeReader {
                     ctx.object().key(), ctx.object().eTag(), a.writer.range(), a.number));
             return;
         }
+        if (Failures.throttled(failure)) {
+            onThrottled.run();
+        }
         int retry;
         synchronized (this) {
             failuresWithoutProgress = nextPiece > a.firstPiece ? 1 : failuresWithoutProgress + 1;
@@ -130,7 +236,7 @@ final class RangeReader {
             return;
         }
         long delay = ctx.backoff().delayNanos(retry, ctx.random().getAsDouble());
-        PieceRun remaining = new PieceRun(nextPiece, run.end());
+        PieceRun remaining = new PieceRun(nextPiece, layout.pieceAt(endByte - 1) + 1);
         LOG.debug("{} of {} failed (attempt {}), retrying in {} ms: {}", a.writer.range(), ctx.name(), a.number,
                 TimeUnit.NANOSECONDS.toMillis(delay), Failures.describe(failure));
         try {
@@ -171,13 +277,19 @@ final class RangeReader {
         Attempt(int number, int firstPiece) {
             this.number = number;
             this.firstPiece = firstPiece;
-            long start = layout.offset(firstPiece);
-            int last = run.end() - 1;
-            long end = layout.offset(last) + layout.length(last);
+            long start = Math.max(startByte, layout.offset(firstPiece));
+            long end = endByte;
             this.watchdog = new StallWatchdog(ctx.scheduler(), ctx.ticker(), ctx.firstByteTimeout(), ctx.stallTimeout(),
                     this::stalled);
             this.writer = new PieceWriter(ctx.object(), ctx.store(), ctx.listener(), start, end,
-                    RangeReader.this::pieceStored, watchdog::progress, ctx.buffers());
+                    RangeReader.this::pieceStored, onPartWritten, this::progress, ctx.buffers());
+        }
+
+        private void progress() {
+            if (firstByteNanos < 0) {
+                firstByteNanos = ctx.ticker().read();
+            }
+            watchdog.progress();
         }
 
         void start() {
@@ -221,6 +333,10 @@ final class RangeReader {
             }
             try {
                 watchdog.stop();
+                if (failure == null && finished() && request != null) {
+                    // Cut: the writer took every byte up to the cut and stopped; drop the GET's connection.
+                    request.cancel(true);
+                }
                 if (failure != null) {
                     // Cancels the SDK's future first: a cancellation is what makes the SDK abort the request
                     // and drop its connection, also before any byte came (after the writer failed, the future

@@ -127,7 +127,10 @@ final class S3ObjectSource implements ObjectSource {
         return fetch(object, pieces, store, listener, new RangeReads(config.connections(), config.rangeSize()));
     }
 
-    /** As the four-argument fetch with {@code reads.connections()} lanes (at most the configured connections). */
+    /**
+     * As the four-argument fetch with {@code reads.connections()} lanes to begin with, tuned within
+     * {@code reads.maxConnections()} (never more than the configured connections).
+     */
     @Override
     public CompletableFuture<Void> fetch(ObjectInfo object, PieceQueue pieces, PieceStore store, SourceListener listener,
             RangeReads reads) {
@@ -142,8 +145,7 @@ final class S3ObjectSource implements ObjectSource {
             }
             ReadContext ctx = new ReadContext(client, object, store, listener, scheduler, ticker, random, backoff,
                     config.maxAttempts(), config.firstByteTimeout(), config.stallTimeout(), buffers);
-            return track(new Fetch(ctx, pieces, Math.min(reads.connections(), config.connections()), reads.rangeBytes())
-                    .start());
+            return track(new Fetch(ctx, pieces, reads, config.connections()).start());
         } catch (RuntimeException e) {
             return CompletableFuture.failedFuture(e);
         }

@@ -31,7 +31,11 @@ import software.amazon.awssdk.services.s3.model.S3Exception;
 final class FakeS3Client implements S3AsyncClient {
 
     /** What a scripted GET does. */
-    sealed interface Behaviour permits Serve, Fail, Silent {
+    sealed interface Behaviour permits Serve, Fail, Silent, Paced {
+    }
+
+    /** Answers with the bytes asked for, one chunk every {@code nanosPerChunk} on {@link #pacer}. */
+    record Paced(long nanosPerChunk) implements Behaviour {
     }
 
     /**
@@ -99,6 +103,11 @@ final class FakeS3Client implements S3AsyncClient {
     volatile Function<HeadBucketRequest, CompletableFuture<HeadBucketResponse>> headBucket;
     volatile Function<GetObjectAttributesRequest, CompletableFuture<GetObjectAttributesResponse>> attributes;
     final List<HeadObjectRequest> heads = Collections.synchronizedList(new ArrayList<>());
+    /** Where {@link Paced} bodies wait between chunks. */
+    volatile java.util.concurrent.ScheduledExecutorService pacer;
+    /** GETs whose body is being delivered now, and the most there were at once. */
+    final java.util.concurrent.atomic.AtomicInteger open = new java.util.concurrent.atomic.AtomicInteger();
+    final java.util.concurrent.atomic.AtomicInteger maxOpen = new java.util.concurrent.atomic.AtomicInteger();
 
     FakeS3Client(byte[] data, String eTag, int chunk) {
         this.data = data;
@@ -165,6 +174,14 @@ final class FakeS3Client implements S3AsyncClient {
         if (behaviour instanceof Silent) {
             return returned;
         }
+        if (behaviour instanceof Paced p) {
+            transformer.onResponse(GetObjectResponse.builder().contentLength(call.end - call.start)
+                    .contentRange("bytes " + call.start + "-" + (call.end - 1) + "/" + data.length).eTag(eTag).build());
+            maxOpen.accumulateAndGet(open.incrementAndGet(), Math::max);
+            returned.whenComplete((v, e) -> open.decrementAndGet());
+            transformer.onStream(SdkPublisher.adapt(new PacedBody(call, p, returned)));
+            return returned;
+        }
         Serve s = (Serve) behaviour;
         long length = call.end - call.start;
         transformer.onResponse(GetObjectResponse.builder()
@@ -175,6 +192,58 @@ final class FakeS3Client implements S3AsyncClient {
                 .build());
         transformer.onStream(SdkPublisher.adapt(new Body(call, s, returned)));
         return returned;
+    }
+
+    /** A body that sends one chunk per unit of demand, each after a delay on the pacer. */
+    private final class PacedBody implements org.reactivestreams.Publisher<ByteBuffer> {
+        final Call call;
+        final Paced paced;
+        final CompletableFuture<?> returned;
+
+        PacedBody(Call call, Paced paced, CompletableFuture<?> returned) {
+            this.call = call;
+            this.paced = paced;
+            this.returned = returned;
+        }
+
+        @Override
+        public void subscribe(Subscriber<? super ByteBuffer> s) {
+            s.onSubscribe(new Subscription() {
+                long position = call.start;
+                boolean done;
+
+                @Override
+                public void request(long n) {
+                    pacer.schedule(this::send, paced.nanosPerChunk(), java.util.concurrent.TimeUnit.NANOSECONDS);
+                }
+
+                private void send() {
+                    if (done || call.cancelled || returned.isDone()) {
+                        return;
+                    }
+                    if (position >= call.end) {
+                        done = true;
+                        s.onComplete();
+                        return;
+                    }
+                    int len = (int) Math.min(chunk, call.end - position);
+                    ByteBuffer b = ByteBuffer.wrap(data, (int) position, len).slice();
+                    position += len;
+                    call.delivered += len;
+                    s.onNext(b);
+                    if (position >= call.end && !done && !call.cancelled) {
+                        done = true;
+                        s.onComplete();
+                    }
+                }
+
+                @Override
+                public void cancel() {
+                    call.cancelled = true;
+                    done = true;
+                }
+            });
+        }
     }
 
     /** The body: one chunk per unit of demand, delivered in a loop rather than by recursion. */

@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.s3broadcast.BroadcastException;
+import io.s3broadcast.spi.ConnectionTuning;
 import io.s3broadcast.spi.ObjectInfo;
 import io.s3broadcast.spi.PieceLayout;
 import io.s3broadcast.spi.PieceQueue;
@@ -115,6 +116,80 @@ class RangedFetchTest {
         assertStoredExactly();
         assertThat(client.calls).extracting(c -> c.request.range()).containsExactly("bytes=0-2047", "bytes=2048-4095",
                 "bytes=4096-6143", "bytes=6144-8191", "bytes=8192-10239", "bytes=10240-10539");
+    }
+
+    @Test
+    void theTunerAddsConnectionsWhileTheRateRises() throws Exception {
+        client.pacer = scheduler;
+        client.script = (c, n) -> new FakeS3Client.Paced(10_000_000L);
+        store = PieceStore.create(dir.resolve("obj"), new PieceLayout(data.length, PIECE));
+        // One-piece ranges over one connection to begin with, tuned up to four.
+        CompletableFuture<Void> f = source(4, 3).fetch(info(), PieceQueue.ofRange(0, store.layout().pieceCount()), store,
+                listener, new RangeReads(1, PIECE, 4, ConnectionTuning.hillClimbing(), false));
+        scheduler.advance(Duration.ofMillis(240));
+        assertThat(client.maxOpen.get()).isEqualTo(1);
+        // The first measurement (250 ms) doubles the count: the rate rose from nothing.
+        scheduler.advance(Duration.ofMillis(20));
+        assertThat(client.open.get()).isEqualTo(2);
+        scheduler.advance(Duration.ofSeconds(1));
+        assertThat(f).isCompleted();
+        assertStoredExactly();
+        assertThat(client.maxOpen.get()).isEqualTo(2);
+    }
+
+    @Test
+    void aFixedCountStaysAsComputed() throws Exception {
+        client.pacer = scheduler;
+        client.script = (c, n) -> new FakeS3Client.Paced(10_000_000L);
+        store = PieceStore.create(dir.resolve("obj"), new PieceLayout(data.length, PIECE));
+        CompletableFuture<Void> f = source(4, 3).fetch(info(), PieceQueue.ofRange(0, store.layout().pieceCount()), store,
+                listener, new RangeReads(1, PIECE, 4, ConnectionTuning.fixed(), false));
+        scheduler.advance(Duration.ofSeconds(1));
+        assertThat(f).isCompleted();
+        assertStoredExactly();
+        assertThat(client.maxOpen.get()).isEqualTo(1);
+    }
+
+    @Test
+    void slowDownLowersTheCount() throws Exception {
+        client.pacer = scheduler;
+        client.script = (c, n) -> n == 1 ? FakeS3Client.status(503, "SlowDown") : new FakeS3Client.Paced(10_000_000L);
+        store = PieceStore.create(dir.resolve("obj"), new PieceLayout(data.length, PIECE));
+        CompletableFuture<Void> f = source(4, 3).fetch(info(), PieceQueue.ofRange(0, store.layout().pieceCount()), store,
+                listener, new RangeReads(4, PIECE, 4, ConnectionTuning.hillClimbing(), false));
+        // Halved to two: the lane that finished its read stops until only two remain.
+        scheduler.advance(Duration.ofMillis(200));
+        assertThat(client.open.get()).isLessThanOrEqualTo(2);
+        scheduler.advance(Duration.ofSeconds(2));
+        assertThat(f).isCompleted();
+        assertStoredExactly();
+    }
+
+    @Test
+    void anIdleConnectionTakesOverTheTailOfASlowRangeAndThePieceCutInTwoIsChecked() throws Exception {
+        client.pacer = scheduler;
+        // The first GET draws 2.56 KB/s, the others 25.6 KB/s.
+        client.script = (c, n) -> new FakeS3Client.Paced(n == 1 ? 100_000_000L : 10_000_000L);
+        store = PieceStore.create(dir.resolve("obj"), new PieceLayout(data.length, PIECE));
+        store.keepDigests();
+        CompletableFuture<Void> f = source(2, 3).fetch(info(), PieceQueue.ofRange(0, store.layout().pieceCount()), store,
+                listener, new RangeReads(2, RANGE, 2, ConnectionTuning.fixed(), true));
+        // Alone the slow range would take 1.6 s; the other connection ends its two ranges at ~260 ms and hedges.
+        scheduler.advance(Duration.ofMillis(700));
+        assertThat(f).isCompleted();
+        assertThat(listener.hedged).hasSize(1);
+        FakeS3Client.Call slow = client.calls.get(0);
+        FakeS3Client.Call tail = client.calls.get(3);
+        assertThat(slow.cancelled).isTrue();
+        assertThat(tail.end).isEqualTo(RANGE);
+        assertThat(tail.start).isGreaterThan(slow.start).isLessThan(PIECE);
+        // Nothing read twice but the rest of the slow GET's last chunk.
+        long delivered = client.calls.stream().mapToLong(c -> c.delivered).sum();
+        assertThat(delivered).isLessThan(data.length + 256);
+        for (int p = 0; p < store.layout().pieceCount(); p++) {
+            assertThat(store.sha256(p)).as("SHA-256 of piece %d", p).isNotNull();
+        }
+        assertStoredExactly();
     }
 
     @Test
@@ -367,6 +442,12 @@ class RangedFetchTest {
         final List<PieceRun> retries = Collections.synchronizedList(new ArrayList<>());
         final List<Throwable> causes = Collections.synchronizedList(new ArrayList<>());
         volatile int throwOnPiece = -1;
+        final List<Long> hedged = Collections.synchronizedList(new ArrayList<>());
+
+        @Override
+        public void hedged(long tailBytes) {
+            hedged.add(tailBytes);
+        }
 
         @Override
         public void bytesReceived(long n) {

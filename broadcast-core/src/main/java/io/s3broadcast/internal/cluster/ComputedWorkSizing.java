@@ -1,5 +1,7 @@
 package io.s3broadcast.internal.cluster;
 
+import io.s3broadcast.spi.ConnectionTuning;
+
 /**
  * The default {@link WorkSizing}: a share becomes many small units that stay stealable until late, while a
  * large object stays a bounded number of requests.
@@ -16,6 +18,10 @@ package io.s3broadcast.internal.cluster;
  *     reading a 64 MiB object uses all 16, a node of eight reading an 8 MiB share uses two and keeps six
  *     ranges to give away.
  * <li><b>Work.</b> One range: every range not started is a work a thief can take.
+ * <li><b>Run-time cap.</b> The {@link ConnectionTuning} may raise the count while the fetch runs, up to the
+ *     node's part of a fleet-wide budget of {@link #FLEET_CONNECTIONS} GETs ({@code FLEET_CONNECTIONS / nodes},
+ *     at least the computed count, at most the configured maximum): a single node may go to 16, each of eight
+ *     nodes to 8, each of sixteen to 4.
  * </ul>
  */
 final class ComputedWorkSizing implements WorkSizing {
@@ -33,13 +39,20 @@ final class ComputedWorkSizing implements WorkSizing {
     /** Fewest connections when the share has at least that many ranges: one slow draw does not idle the link. */
     static final int MIN_CONNECTIONS = 2;
 
-    private final int maxConnections;
+    /** GETs in flight the whole fleet may tune up to, shared out evenly between the nodes. */
+    static final int FLEET_CONNECTIONS = 64;
 
-    ComputedWorkSizing(int maxConnections) {
+    private final int maxConnections;
+    private final ConnectionTuning tuning;
+    private final boolean hedge;
+
+    ComputedWorkSizing(int maxConnections, ConnectionTuning tuning, boolean hedge) {
         if (maxConnections <= 0) {
             throw new IllegalArgumentException("maxConnections must be > 0, was " + maxConnections);
         }
         this.maxConnections = maxConnections;
+        this.tuning = java.util.Objects.requireNonNull(tuning, "tuning");
+        this.hedge = hedge;
     }
 
     @Override
@@ -57,7 +70,8 @@ final class ComputedWorkSizing implements WorkSizing {
         long ranges = Math.max(1, ceil(pieces, range));
         long connections = Math.max(MIN_CONNECTIONS, ranges / UNITS_PER_CONNECTION);
         connections = Math.max(1, Math.min(Math.min(connections, ranges), maxConnections));
-        return new Sizing((int) connections, range, range, pieceSize);
+        int cap = (int) Math.max(connections, Math.min(maxConnections, FLEET_CONNECTIONS / share.nodes()));
+        return new Sizing((int) connections, range, range, pieceSize, cap, tuning, hedge);
     }
 
     private static long ceil(long a, long b) {
@@ -66,6 +80,6 @@ final class ComputedWorkSizing implements WorkSizing {
 
     @Override
     public String toString() {
-        return "computed(maxConnections=" + maxConnections + ")";
+        return "computed(maxConnections=" + maxConnections + ", tuning=" + tuning + ", hedge=" + hedge + ")";
     }
 }

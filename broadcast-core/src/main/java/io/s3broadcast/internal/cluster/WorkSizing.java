@@ -1,6 +1,8 @@
 package io.s3broadcast.internal.cluster;
 
+import io.s3broadcast.spi.ConnectionTuning;
 import io.s3broadcast.spi.RangeReads;
+import java.util.Objects;
 
 /**
  * The work-sizing policy: how a node reads the pieces it is to fetch from S3, given how big its share is,
@@ -51,14 +53,28 @@ public interface WorkSizing {
      * @param rangePieces pieces per ranged GET at most
      * @param workPieces pieces per work
      * @param pieceSize bytes per piece (to express the range in bytes)
+     * @param maxConnections ranged GETs the run-time tuning may go up to ({@code >= connections})
+     * @param tuning how the count of GETs changes while the fetch runs
+     * @param hedge whether idle connections take over the tail of a much slower range in flight
      */
-    record Sizing(int connections, int rangePieces, int workPieces, int pieceSize) {
+    record Sizing(int connections, int rangePieces, int workPieces, int pieceSize, int maxConnections,
+            ConnectionTuning tuning, boolean hedge) {
 
         public Sizing {
             if (connections <= 0 || rangePieces <= 0 || workPieces <= 0 || pieceSize <= 0) {
                 throw new IllegalArgumentException("connections, rangePieces, workPieces and pieceSize must be > 0: "
                         + connections + ", " + rangePieces + ", " + workPieces + ", " + pieceSize);
             }
+            if (maxConnections < connections) {
+                throw new IllegalArgumentException("maxConnections must be >= connections (" + connections + "), was "
+                        + maxConnections);
+            }
+            Objects.requireNonNull(tuning, "tuning");
+        }
+
+        /** A fixed count of {@code connections}, no hedging. */
+        public Sizing(int connections, int rangePieces, int workPieces, int pieceSize) {
+            this(connections, rangePieces, workPieces, pieceSize, connections, ConnectionTuning.fixed(), false);
         }
 
         /** Bytes per ranged GET. */
@@ -68,13 +84,21 @@ public interface WorkSizing {
 
         /** What the source is told. */
         public RangeReads reads() {
-            return new RangeReads(connections, rangeBytes());
+            return new RangeReads(connections, rangeBytes(), maxConnections, tuning, hedge);
         }
     }
 
-    /** The default policy over at most {@code maxConnections} connections; see {@link ComputedWorkSizing}. */
+    /** The computed sizing over at most {@code maxConnections} connections, fixed and unhedged. */
     static WorkSizing computed(int maxConnections) {
-        return new ComputedWorkSizing(maxConnections);
+        return new ComputedWorkSizing(maxConnections, ConnectionTuning.fixed(), false);
+    }
+
+    /**
+     * The default policy over at most {@code maxConnections} connections, tuned at run time by {@code tuning}
+     * within the node's share of the fleet's budget, hedging when {@code hedge}; see {@link ComputedWorkSizing}.
+     */
+    static WorkSizing computed(int maxConnections, ConnectionTuning tuning, boolean hedge) {
+        return new ComputedWorkSizing(maxConnections, tuning, hedge);
     }
 
     /**
@@ -95,7 +119,8 @@ public interface WorkSizing {
                     : (int) Math.max(1, Math.min(Integer.MAX_VALUE, rangeBytes / share.pieceSize()));
             int work = workPieces != null ? workPieces : rangeBytes != null ? range : s.workPieces();
             int connections = rangeBytes == null ? s.connections() : maxConnections;
-            return new Sizing(connections, range, work, share.pieceSize());
+            return new Sizing(connections, range, work, share.pieceSize(), Math.max(connections, Math.min(s.maxConnections(), maxConnections)),
+                    s.tuning(), s.hedge());
         };
     }
 }

@@ -112,6 +112,19 @@ class WorkSizingTest {
     }
 
     @Test
+    void theRunTimeCapIsTheNodesPartOfTheFleetBudget() {
+        WorkSizing w = WorkSizing.computed(16, io.s3broadcast.spi.ConnectionTuning.hillClimbing(), true);
+        // Alone: every configured connection; 8 nodes: 64 / 8; 16 nodes: 4; never below the computed count.
+        assertThat(w.size(share(64, 1)).maxConnections()).isEqualTo(16);
+        assertThat(w.size(share(64, 8)).maxConnections()).isEqualTo(8);
+        assertThat(w.size(share(64, 8)).connections()).isEqualTo(2);
+        assertThat(w.size(share(64, 16)).maxConnections()).isEqualTo(4);
+        assertThat(w.size(share(512, 64)).maxConnections()).isEqualTo(w.size(share(512, 64)).connections());
+        assertThat(w.size(share(8, 8)).reads().tuning()).isSameAs(io.s3broadcast.spi.ConnectionTuning.hillClimbing());
+        assertThat(w.size(share(8, 8)).reads().hedge()).isTrue();
+    }
+
+    @Test
     void noOverridesIsTheBasePolicy() {
         WorkSizing base = WorkSizing.computed(4);
         assertThat(WorkSizing.withOverrides(base, 4, null, null)).isSameAs(base);
