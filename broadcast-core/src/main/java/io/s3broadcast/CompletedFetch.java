@@ -32,6 +32,7 @@ public final class CompletedFetch {
     private final Duration phase1;
     private final Duration phase2;
     private final int piecesStolen;
+    private final int hedges;
     private final Optional<String> versionId;
     private final Optional<String> checksumAlgorithm;
     private final Optional<String> contentType;
@@ -55,6 +56,7 @@ public final class CompletedFetch {
         this.phase1 = b.phase1 != null ? b.phase1 : b.duration;
         this.phase2 = b.phase2 != null ? b.phase2 : Duration.ZERO;
         this.piecesStolen = b.piecesStolen;
+        this.hedges = b.hedges;
         this.versionId = Objects.requireNonNull(b.versionId, "versionId");
         this.checksumAlgorithm = Objects.requireNonNull(b.checksumAlgorithm, "checksumAlgorithm");
         this.contentType = Objects.requireNonNull(b.contentType, "contentType");
@@ -73,7 +75,7 @@ public final class CompletedFetch {
         return new Builder().path(path).bucket(bucket).key(key).eTag(eTag).size(size).strategy(strategy)
                 .duration(duration).bytesFromS3(bytesFromS3).bytesFromPeers(bytesFromPeers)
                 .checksumVerified(checksumVerified).phase1(phase1).phase2(phase2).piecesStolen(piecesStolen)
-                .versionId(versionId).checksumAlgorithm(checksumAlgorithm).contentType(contentType)
+                .hedges(hedges).versionId(versionId).checksumAlgorithm(checksumAlgorithm).contentType(contentType)
                 .lastModified(lastModified).userMetadata(userMetadata).unchanged(unchanged)
                 .piecesRepaired(piecesRepaired).bannedPeers(bannedPeers);
     }
@@ -146,6 +148,14 @@ public final class CompletedFetch {
         return piecesStolen;
     }
 
+    /**
+     * Hedged reads: times a ranged GET read so much slower than a new one would that its unreceived tail was
+     * given to a new GET.
+     */
+    public int hedges() {
+        return hedges;
+    }
+
     /** The S3 version id of the version fetched, as the HEAD returned it; empty for an unversioned bucket. */
     public Optional<String> versionId() {
         return versionId;
@@ -204,7 +214,7 @@ public final class CompletedFetch {
                 && eTag.equals(c.eTag) && size == c.size && strategy == c.strategy && duration.equals(c.duration)
                 && bytesFromS3 == c.bytesFromS3 && bytesFromPeers == c.bytesFromPeers
                 && checksumVerified == c.checksumVerified && phase1.equals(c.phase1) && phase2.equals(c.phase2)
-                && piecesStolen == c.piecesStolen && versionId.equals(c.versionId)
+                && piecesStolen == c.piecesStolen && hedges == c.hedges && versionId.equals(c.versionId)
                 && checksumAlgorithm.equals(c.checksumAlgorithm) && contentType.equals(c.contentType)
                 && lastModified.equals(c.lastModified) && userMetadata.equals(c.userMetadata) && unchanged == c.unchanged
                 && piecesRepaired == c.piecesRepaired && bannedPeers.equals(c.bannedPeers);
@@ -213,7 +223,7 @@ public final class CompletedFetch {
     @Override
     public int hashCode() {
         return Objects.hash(path, bucket, key, eTag, size, strategy, duration, bytesFromS3, bytesFromPeers,
-                checksumVerified, phase1, phase2, piecesStolen, versionId, checksumAlgorithm, contentType, lastModified,
+                checksumVerified, phase1, phase2, piecesStolen, hedges, versionId, checksumAlgorithm, contentType, lastModified,
                 userMetadata, unchanged, piecesRepaired, bannedPeers);
     }
 
@@ -224,6 +234,7 @@ public final class CompletedFetch {
                 + bytesFromS3 + " from S3, " + bytesFromPeers + " from peers, checksum "
                 + (checksumVerified ? checksumAlgorithm.orElse("verified") : "pieces only")
                 + (piecesStolen > 0 ? ", " + piecesStolen + " pieces stolen" : "")
+                + (hedges > 0 ? ", " + hedges + " hedged reads" : "")
                 + (piecesRepaired > 0 ? ", " + piecesRepaired + " pieces repaired" : "")
                 + (bannedPeers.isEmpty() ? "" : ", banned " + bannedPeers) + (unchanged ? ", unchanged" : "")
                 + "]";
@@ -244,6 +255,7 @@ public final class CompletedFetch {
         private Duration phase1;
         private Duration phase2;
         private int piecesStolen;
+        private int hedges;
         private Optional<String> versionId = Optional.empty();
         private Optional<String> checksumAlgorithm = Optional.empty();
         private Optional<String> contentType = Optional.empty();
@@ -320,6 +332,12 @@ public final class CompletedFetch {
 
         public Builder piecesStolen(int pieces) {
             this.piecesStolen = pieces;
+            return this;
+        }
+
+        /** Default: zero. */
+        public Builder hedges(int hedges) {
+            this.hedges = hedges;
             return this;
         }
 

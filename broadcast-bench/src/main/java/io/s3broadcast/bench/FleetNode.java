@@ -23,17 +23,27 @@ import com.fasterxml.jackson.annotation.JsonPropertyOrder;
  * @param peakRssBytes peak resident set of its process, or null
  * @param sha256Match whether its file has the object's SHA-256
  * @param error why it failed, or null
+ * @param hedges S3 reads whose tail went to a new GET (ours), or null
  */
 @JsonPropertyOrder({"node", "nodeId", "link", "seconds", "exitSeconds", "phase1EndSeconds", "phase2EndSeconds",
         "bytesFromS3", "bytesFromS3Reported", "bytesFromPeers", "piecesStolen", "cpuSeconds", "gcSeconds", "jitSeconds",
-        "peakRssBytes", "sha256Match", "error"})
+        "peakRssBytes", "sha256Match", "error", "hedges"})
 record FleetNode(int node, String nodeId, String link, Double seconds, Double exitSeconds, Double phase1EndSeconds,
         Double phase2EndSeconds, long bytesFromS3, Long bytesFromS3Reported, Long bytesFromPeers, Integer piecesStolen,
-        Double cpuSeconds, Double gcSeconds, Double jitSeconds, Long peakRssBytes, boolean sha256Match, String error) {
+        Double cpuSeconds, Double gcSeconds, Double jitSeconds, Long peakRssBytes, boolean sha256Match, String error,
+        Integer hedges) {
+
+    FleetNode(int node, String nodeId, String link, Double seconds, Double exitSeconds, Double phase1EndSeconds,
+            Double phase2EndSeconds, long bytesFromS3, Long bytesFromS3Reported, Long bytesFromPeers, Integer piecesStolen,
+            Double cpuSeconds, Double gcSeconds, Double jitSeconds, Long peakRssBytes, boolean sha256Match, String error) {
+        this(node, nodeId, link, seconds, exitSeconds, phase1EndSeconds, phase2EndSeconds, bytesFromS3,
+                bytesFromS3Reported, bytesFromPeers, piecesStolen, cpuSeconds, gcSeconds, jitSeconds, peakRssBytes,
+                sha256Match, error, null);
+    }
 
     FleetNode withBytesFromS3(long bytes) {
         return new FleetNode(node, nodeId, link, seconds, exitSeconds, phase1EndSeconds, phase2EndSeconds, bytes,
                 bytesFromS3Reported, bytesFromPeers, piecesStolen, cpuSeconds, gcSeconds, jitSeconds, peakRssBytes,
-                sha256Match, error);
+                sha256Match, error, hedges);
     }
 }

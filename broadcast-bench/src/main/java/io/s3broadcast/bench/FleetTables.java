@@ -13,18 +13,19 @@ final class FleetTables {
 
     static void printNodes(PrintWriter out, String title, FleetTrial trial, FluidBound tStar) {
         out.printf(Locale.ROOT, "%n%s%n", title);
-        out.printf(Locale.ROOT, "  %-4s %-10s %8s %8s %8s %8s %9s %9s %6s %7s %8s  %s%n", "node", "link", "done s",
-                "exit s", "ph1 end", "ph2 end", "S3 MiB", "peer MiB", "stolen", "CPU s", "RSS MiB", "sha256");
+        out.printf(Locale.ROOT, "  %-4s %-10s %8s %8s %8s %8s %9s %9s %6s %6s %7s %8s  %s%n", "node", "link", "done s",
+                "exit s", "ph1 end", "ph2 end", "S3 MiB", "peer MiB", "stolen", "hedges", "CPU s", "RSS MiB", "sha256");
         for (FleetNode n : trial.nodes()) {
             if (n.error() != null && n.seconds() == null) {
                 out.printf(Locale.ROOT, "  %-4d %-10s FAILED: %s%n", n.node(), n.link(), n.error());
                 continue;
             }
-            out.printf(Locale.ROOT, "  %-4d %-10s %8s %8s %8s %8s %9.1f %9s %6s %7s %8s  %s%n", n.node(), n.link(),
+            out.printf(Locale.ROOT, "  %-4d %-10s %8s %8s %8s %8s %9.1f %9s %6s %6s %7s %8s  %s%n", n.node(), n.link(),
                     num(n.seconds()), num(n.exitSeconds()), num(n.phase1EndSeconds()), num(n.phase2EndSeconds()),
                     n.bytesFromS3() / 1048576.0, n.bytesFromPeers() == null ? "-" : String.format(Locale.ROOT, "%.1f",
                             n.bytesFromPeers() / 1048576.0),
-                    n.piecesStolen() == null ? "-" : n.piecesStolen().toString(), num(n.cpuSeconds()),
+                    n.piecesStolen() == null ? "-" : n.piecesStolen().toString(),
+                    n.hedges() == null ? "-" : n.hedges().toString(), num(n.cpuSeconds()),
                     n.peakRssBytes() == null ? "-" : String.valueOf(n.peakRssBytes() >> 20),
                     n.sha256Match() ? "ok" : "MISMATCH" + (n.error() != null ? " (" + n.error() + ")" : ""));
         }
@@ -47,7 +48,7 @@ final class FleetTables {
 
     static final String CSV_HEADER = "level,contender,kind,nodes,size,trial,node,link,seconds,exitSeconds,phase1EndSeconds,"
             + "phase2EndSeconds,bytesFromS3,bytesFromS3Reported,bytesFromPeers,piecesStolen,cpuSeconds,gcSeconds,"
-            + "jitSeconds,peakRssBytes,sha256Match,tStar,tStarBinds,error";
+            + "jitSeconds,peakRssBytes,sha256Match,tStar,tStarBinds,error,hedges";
 
     static List<String> csv(List<FleetReport> reports) {
         List<String> rows = new ArrayList<>();
@@ -61,7 +62,8 @@ final class FleetTables {
                             String.valueOf(n.bytesFromS3()), cell(n.bytesFromS3Reported()), cell(n.bytesFromPeers()),
                             cell(n.piecesStolen()), cell(n.cpuSeconds()), cell(n.gcSeconds()), cell(n.jitSeconds()),
                             cell(n.peakRssBytes()), String.valueOf(n.sha256Match()), String.valueOf(r.tStar().seconds()),
-                            r.tStar().binds(), n.error() == null ? "" : '"' + n.error().replace("\"", "'") + '"'));
+                            r.tStar().binds(), n.error() == null ? "" : '"' + n.error().replace("\"", "'") + '"',
+                            cell(n.hedges())));
                 }
             }
         }

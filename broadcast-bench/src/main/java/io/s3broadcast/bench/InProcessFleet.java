@@ -127,7 +127,7 @@ final class InProcessFleet implements FleetCommand.FleetLevel {
             p2 = SingleCommand.round(started + r.phase1Seconds() + r.phase2Seconds(), 3);
         }
         return new FleetNode(r.node(), r.nodeId(), link.describe(), r.seconds(), null, p1, p2, 0, r.bytesFromS3(),
-                r.bytesFromPeers(), r.piecesStolen(), null, null, null, null, r.sha256Match(), r.error());
+                r.bytesFromPeers(), r.piecesStolen(), null, null, null, null, r.sha256Match(), r.error(), r.hedges());
     }
 
     private long[] s3Bytes() {

@@ -292,7 +292,8 @@ final class NetnsFleet implements FleetCommand.FleetLevel {
                 json.path("piecesStolen").isNumber() ? json.path("piecesStolen").asInt() : null, result.cpuSeconds(),
                 p.path("gcSeconds").isNumber() ? p.path("gcSeconds").asDouble() : null,
                 p.path("jitSeconds").isNumber() ? p.path("jitSeconds").asDouble() : null, result.peakRssBytes(), ok,
-                json.path("error").isNull() ? (ok ? null : "SHA-256 mismatch") : json.path("error").asText());
+                json.path("error").isNull() ? (ok ? null : "SHA-256 mismatch") : json.path("error").asText(),
+                json.path("hedges").isNumber() ? json.path("hedges").asInt() : null);
     }
 
     private long[] s3Bytes() {

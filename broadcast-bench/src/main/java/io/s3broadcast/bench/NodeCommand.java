@@ -245,7 +245,7 @@ final class NodeCommand implements Callable<Integer> {
                         done.bytesFromPeers(), seconds(done.duration()), seconds(done.phase1()), seconds(done.phase2()),
                         done.piecesStolen(), SingleCommand.round(done.megabytesPerSecond(), 2), done.checksumVerified(),
                         done.piecesRepaired(), done.bannedPeers(), tuning.describe(), null, Machine.current(loadBefore),
-                        process("ours", ready, start, doneAt));
+                        process("ours", ready, start, doneAt), done.hedges());
                 print(stdout, report);
             } catch (RuntimeException e) {
                 // join() throws a CompletionException wrapping the fetch's BroadcastException, or a CancellationException.
@@ -406,6 +406,9 @@ final class NodeCommand implements Callable<Integer> {
         out.printf(Locale.ROOT, "  bytes from S3      %d%n", r.bytesFromS3());
         out.printf(Locale.ROOT, "  bytes from peers   %d%n", r.bytesFromPeers());
         out.printf(Locale.ROOT, "  pieces stolen      %d%n", r.piecesStolen());
+        if (r.hedges() != null) {
+            out.printf(Locale.ROOT, "  hedged reads       %d%n", r.hedges());
+        }
         out.printf(Locale.ROOT, "  sha256             %s%n", r.sha256());
     }
 }

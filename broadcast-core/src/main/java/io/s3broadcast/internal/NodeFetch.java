@@ -323,6 +323,7 @@ final class NodeFetch implements FetchHandle {
             Duration took = tracker.elapsed();
             ClusterRun.Outcome o = filled.outcome();
             CompletedFetch.Builder done = result(path, info, took).bytesFromS3(tracker.bytesFromSource())
+                    .hedges(tracker.hedges())
                     .checksumVerified(checked)
                     .checksumAlgorithm(checked ? info.checksum().or(info::eTagDigest).map(ObjectChecksum::algorithm)
                             : Optional.empty());

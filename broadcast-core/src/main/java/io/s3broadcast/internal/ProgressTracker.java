@@ -29,6 +29,7 @@ final class ProgressTracker implements SourceListener {
     private final long startNanos;
     private final AtomicLong bytesFromSource = new AtomicLong();
     private final AtomicLong retries = new AtomicLong();
+    private final AtomicLong hedges = new AtomicLong();
     private final long[] windowNanos = new long[WINDOW];
     private final long[] windowBytes = new long[WINDOW];
     private int windowCount;
@@ -77,6 +78,11 @@ final class ProgressTracker implements SourceListener {
 
     long bytesFromSource() {
         return bytesFromSource.get();
+    }
+
+    /** Tails of slow GETs given to new ones. */
+    int hedges() {
+        return (int) hedges.get();
     }
 
     long retries() {
@@ -151,6 +157,14 @@ final class ProgressTracker implements SourceListener {
         windowBytes[slot] = transferredBytes;
         FetchProgress p = snapshot();
         tell(l -> l.bytesTransferred(p));
+    }
+
+    @Override
+    public void hedged(long tailBytes) {
+        hedges.incrementAndGet();
+        if (batch != null) {
+            batch.hedged(tailBytes);
+        }
     }
 
     @Override

@@ -137,12 +137,19 @@ final class Fetch {
 
     /** Runs one lane until it waits for a read, or stops it when there is nothing to read or too many lanes. */
     private void lane() {
+        lane(null);
+    }
+
+    /** As {@link #lane()}, reading {@code first} first when not null. */
+    private void lane(RangeReader first) {
         try {
+            RangeReader given = first;
             while (!stopping()) {
-                if (overTarget()) {
+                if (given == null && overTarget()) {
                     return;
                 }
-                RangeReader reader = next();
+                RangeReader reader = given != null ? given : next();
+                given = null;
                 if (reader == null) {
                     retire();
                     return;
@@ -315,6 +322,7 @@ final class Fetch {
         long now = ctx.ticker().read();
         long total = bytes.sum();
         int add;
+        boolean lookForTail;
         synchronized (this) {
             double seconds = seconds(now - lastTickNanos);
             if (seconds <= 0) {
@@ -325,14 +333,24 @@ final class Fetch {
             lastTickNanos = now;
             target = Math.max(1, Math.min(maxLanes, tuner.measured(rate)));
             add = lanes == 0 ? 0 : Math.max(0, target - lanes);
-            if (add == 0 && hedge && lanes > 0 && lanes < maxLanes) {
-                // A read may have slowed after every other lane stopped: one more lane looks for a tail to hedge.
-                add = 1;
-            }
             lanes += add;
+            // A read may have slowed after the other lanes stopped for want of runs: look for a tail to hedge.
+            lookForTail = add == 0 && hedge && lanes > 0 && lanes < maxLanes;
+            if (lookForTail) {
+                // Reserved before looking, so the fetch cannot end between a cut and the read of its tail.
+                lanes++;
+            }
         }
         for (int i = 0; i < add && !stopping(); i++) {
             lane();
+        }
+        if (lookForTail) {
+            RangeReader tail = stopping() ? null : hedgeSlowest();
+            if (tail == null) {
+                retire();
+            } else {
+                lane(tail);
+            }
         }
     }
 

@@ -171,6 +171,11 @@ final class RunParts {
             public void retrying(PieceRun r, int attempt, long delayMillis, Throwable cause) {
                 task.listener().retrying(r, attempt, delayMillis, cause);
             }
+
+            @Override
+            public void hedged(long tailBytes) {
+                task.listener().hedged(tailBytes);
+            }
         };
     }
 
