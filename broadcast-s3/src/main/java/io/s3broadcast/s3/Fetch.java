@@ -64,6 +64,9 @@ final class Fetch {
     private double firstByteSeconds;
     private int firstBytes;
     private long lastBytes;
+    /** The last interval's rate and the highest so far (bytes/s), to tell a busy link from an idle one. */
+    private double lastRate;
+    private double peakRate;
     private long lastTickNanos;
     private ScheduledFuture<?> ticks;
 
@@ -207,6 +210,15 @@ final class Fetch {
 
     /** Cuts the read in flight predicted to end last, if {@link TailHedge} says so; returns the reader of its tail. */
     private RangeReader hedgeSlowest() {
+        synchronized (this) {
+            // Every cut drops what the slow GET had already sent past it, so hedges are few: one, and one more per
+            // BYTES_PER_HEDGE read. And none while the fetch reads near the best rate it had: the link is busy, and
+            // another GET would only share it.
+            if (hedges >= 1 + bytes.sum() / TailHedge.BYTES_PER_HEDGE
+                    || peakRate > 0 && lastRate > TailHedge.BUSY * peakRate) {
+                return null;
+            }
+        }
         long now = ctx.ticker().read();
         double fresh = newReadRate(now);
         double wait = firstByteSeconds();
@@ -330,6 +342,8 @@ final class Fetch {
             }
             double rate = (total - lastBytes) / seconds;
             lastBytes = total;
+            lastRate = rate;
+            peakRate = Math.max(peakRate, rate);
             lastTickNanos = now;
             target = Math.max(1, Math.min(maxLanes, tuner.measured(rate)));
             add = lanes == 0 ? 0 : Math.max(0, target - lanes);

@@ -14,14 +14,18 @@ package io.s3broadcast.s3;
 final class TailHedge {
 
     /** A range is hedged when alone it would take this many times what a new request would. */
-    static final double SLOWER = 1.5;
+    static final double SLOWER = 2.0;
     /** Nor unless the hedge is predicted to save at least this much. */
-    static final double MIN_GAIN_SECONDS = 0.1;
+    static final double MIN_GAIN_SECONDS = 0.25;
     /**
      * Neither part is smaller than this (nor than a quarter piece, for small pieces), and the cut is at least
      * this far ahead of the slow GET.
      */
     static final long MIN_PART_BYTES = 64 << 10;
+    /** A fetch hedges once, and once more for every this many bytes it read. */
+    static final long BYTES_PER_HEDGE = 64L << 20;
+    /** A fetch reading at more than this fraction of its best rate so far does not hedge: its link is busy. */
+    static final double BUSY = 0.75;
     /** A rate measured over less than this is not trusted. */
     static final double MIN_MEASURED_SECONDS = 0.1;
 
