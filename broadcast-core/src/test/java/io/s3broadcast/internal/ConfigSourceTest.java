@@ -70,6 +70,23 @@ class ConfigSourceTest {
     }
 
     @Test
+    void connectionTuningAndHedgingAreOnUnlessSetOtherwise() {
+        var share = io.s3broadcast.internal.cluster.WorkSizing.Share.of(8, 1 << 20, 8);
+        var reads = Settings.resolve(new BroadcastBuilder().config(new ConfigSource(Map.of(), Map.of())))
+                .sizing().size(share).reads();
+        assertThat(reads.tuning()).isSameAs(io.s3broadcast.spi.ConnectionTuning.hillClimbing());
+        assertThat(reads.hedge()).isTrue();
+        var set = Settings.resolve(new BroadcastBuilder().config(new ConfigSource(
+                Map.of("s3broadcast.connectionTuning", "fixed", "s3broadcast.hedge", "false"), Map.of())))
+                .sizing().size(share).reads();
+        assertThat(set.tuning()).isSameAs(io.s3broadcast.spi.ConnectionTuning.fixed());
+        assertThat(set.hedge()).isFalse();
+        BroadcastBuilder wrong = new BroadcastBuilder().config(new ConfigSource(
+                Map.of("s3broadcast.connectionTuning", "greedy"), Map.of()));
+        assertThatThrownBy(() -> Settings.resolve(wrong)).hasMessageContaining("greedy").hasMessageContaining("adaptive");
+    }
+
+    @Test
     void unknownStrategyAndHttpClientAreClear() {
         BroadcastBuilder b = new BroadcastBuilder().config(new ConfigSource(Map.of("s3broadcast.strategy", "gossip"), Map.of()));
         assertThatThrownBy(() -> Settings.resolve(b)).hasMessageContaining("gossip").hasMessageContaining("flat-tree");
