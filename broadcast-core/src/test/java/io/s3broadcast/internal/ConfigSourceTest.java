@@ -70,17 +70,17 @@ class ConfigSourceTest {
     }
 
     @Test
-    void connectionTuningAndHedgingAreOnUnlessSetOtherwise() {
+    void connectionTuningIsAdaptiveAndHedgingOffUnlessSetOtherwise() {
         var share = io.s3broadcast.internal.cluster.WorkSizing.Share.of(8, 1 << 20, 8);
         var reads = Settings.resolve(new BroadcastBuilder().config(new ConfigSource(Map.of(), Map.of())))
                 .sizing().size(share).reads();
         assertThat(reads.tuning()).isSameAs(io.s3broadcast.spi.ConnectionTuning.hillClimbing());
-        assertThat(reads.hedge()).isTrue();
+        assertThat(reads.hedge()).isFalse();
         var set = Settings.resolve(new BroadcastBuilder().config(new ConfigSource(
-                Map.of("s3broadcast.connectionTuning", "fixed", "s3broadcast.hedge", "false"), Map.of())))
+                Map.of("s3broadcast.connectionTuning", "fixed", "s3broadcast.hedge", "true"), Map.of())))
                 .sizing().size(share).reads();
         assertThat(set.tuning()).isSameAs(io.s3broadcast.spi.ConnectionTuning.fixed());
-        assertThat(set.hedge()).isFalse();
+        assertThat(set.hedge()).isTrue();
         BroadcastBuilder wrong = new BroadcastBuilder().config(new ConfigSource(
                 Map.of("s3broadcast.connectionTuning", "greedy"), Map.of()));
         assertThatThrownBy(() -> Settings.resolve(wrong)).hasMessageContaining("greedy").hasMessageContaining("adaptive");
