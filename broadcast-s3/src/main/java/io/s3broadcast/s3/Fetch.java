@@ -72,9 +72,7 @@ final class Fetch {
 
     Fetch(ReadContext ctx, PieceQueue queue, RangeReads reads, int maxConnections) {
         this.listener = ctx.listener();
-        this.ctx = new ReadContext(ctx.client(), ctx.object(), ctx.store(), new Counting(ctx.listener()), ctx.scheduler(),
-                ctx.ticker(), ctx.random(), ctx.backoff(), ctx.maxAttempts(), ctx.firstByteTimeout(), ctx.stallTimeout(),
-                ctx.buffers());
+        this.ctx = ctx;
         this.queue = queue;
         long pieceSize = ctx.store().layout().pieceSize();
         this.maxPieces = (int) Math.max(1, Math.min(Integer.MAX_VALUE, reads.rangeBytes() / pieceSize));
@@ -205,7 +203,7 @@ final class Fetch {
     }
 
     private RangeReader reader(PieceRun run, long startByte) {
-        return new RangeReader(ctx, run, startByte, this::partWritten, this::throttled);
+        return new RangeReader(ctx, run, startByte, this::partWritten, this::throttled, bytes::add);
     }
 
     /** Cuts the read in flight predicted to end last, if {@link TailHedge} says so; returns the reader of its tail. */
@@ -423,50 +421,5 @@ final class Fetch {
 
     private static double seconds(long nanos) {
         return nanos / 1e9;
-    }
-
-    /** Counts the bytes that come, for the tuner, and passes everything on. */
-    private final class Counting implements SourceListener {
-        private final SourceListener delegate;
-
-        Counting(SourceListener delegate) {
-            this.delegate = delegate;
-        }
-
-        @Override
-        public void bytesReceived(long n) {
-            bytes.add(n);
-            delegate.bytesReceived(n);
-        }
-
-        @Override
-        public void bytesFromPeers(long n) {
-            delegate.bytesFromPeers(n);
-        }
-
-        @Override
-        public void peerConnected(String nodeId) {
-            delegate.peerConnected(nodeId);
-        }
-
-        @Override
-        public void peerDisconnected(String nodeId) {
-            delegate.peerDisconnected(nodeId);
-        }
-
-        @Override
-        public void pieceStored(int piece) {
-            delegate.pieceStored(piece);
-        }
-
-        @Override
-        public void retrying(PieceRun run, int attempt, long delayMillis, Throwable cause) {
-            delegate.retrying(run, attempt, delayMillis, cause);
-        }
-
-        @Override
-        public void hedged(long tailBytes) {
-            delegate.hedged(tailBytes);
-        }
     }
 }

@@ -10,6 +10,7 @@ import java.nio.ByteBuffer;
 import java.util.Arrays;
 import java.util.concurrent.CompletableFuture;
 import java.util.function.IntConsumer;
+import java.util.function.LongConsumer;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import java.util.zip.CRC32C;
@@ -56,7 +57,7 @@ final class PieceWriter implements AsyncResponseTransformer<GetObjectResponse, V
     private final long end;
     private final IntConsumer onPieceStored;
     private final IntConsumer onPartWritten;
-    private final Runnable onBytes;
+    private final LongConsumer onBytes;
     private final BufferPool buffers;
     private final CRC32C crc = new CRC32C();
     /** The SHA-256 of each piece as it arrives, when the store keeps digests (a cluster broadcast); else null. */
@@ -88,11 +89,12 @@ final class PieceWriter implements AsyncResponseTransformer<GetObjectResponse, V
      * @param onPieceStored called, under this writer's lock, with each piece recorded in the store and each
      *     part written (the reader's progress)
      * @param onPartWritten called, not under the lock, with each part written
-     * @param onBytes called when bytes arrive (feeds the stall watchdog)
+     * @param onBytes called with the count when bytes arrive (0 for the response's headers; feeds the stall
+     *     watchdog and the fetch's rate)
      * @param buffers where to borrow the buffer that gathers small chunks into larger writes
      */
     PieceWriter(ObjectInfo object, PieceStore store, SourceListener listener, long start, long end,
-            IntConsumer onPieceStored, IntConsumer onPartWritten, Runnable onBytes, BufferPool buffers) {
+            IntConsumer onPieceStored, IntConsumer onPartWritten, LongConsumer onBytes, BufferPool buffers) {
         this.object = object;
         this.store = store;
         this.layout = store.layout();
@@ -178,7 +180,7 @@ final class PieceWriter implements AsyncResponseTransformer<GetObjectResponse, V
 
     @Override
     public void onResponse(GetObjectResponse response) {
-        onBytes.run();
+        onBytes.accept(0);
         Throwable problem = check(response);
         if (problem != null) {
             fail(problem);
@@ -212,8 +214,8 @@ final class PieceWriter implements AsyncResponseTransformer<GetObjectResponse, V
 
     @Override
     public void onNext(ByteBuffer chunk) {
-        onBytes.run();
         int bytes = chunk.remaining();
+        onBytes.accept(bytes);
         received += bytes;
         int[] stored;
         int[] partsDone = null;

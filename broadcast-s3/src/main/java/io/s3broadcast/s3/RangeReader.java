@@ -11,6 +11,7 @@ import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.function.IntConsumer;
+import java.util.function.LongConsumer;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import software.amazon.awssdk.services.s3.model.GetObjectRequest;
@@ -35,6 +36,7 @@ final class RangeReader {
     private final PieceLayout layout;
     private final IntConsumer onPartWritten;
     private final Runnable onThrottled;
+    private final LongConsumer onBytes;
     private final CompletableFuture<Void> done = new CompletableFuture<>();
     /** The first byte this reader reads; the first byte of the run unless it took over another's tail. */
     private final long startByte;
@@ -58,7 +60,7 @@ final class RangeReader {
     private volatile boolean wasCut;
 
     RangeReader(ReadContext ctx, PieceRun run) {
-        this(ctx, run, ctx.store().layout().offset(run.first()), p -> { }, () -> { });
+        this(ctx, run, ctx.store().layout().offset(run.first()), p -> { }, () -> { }, n -> { });
     }
 
     /**
@@ -66,13 +68,16 @@ final class RangeReader {
      *
      * @param onPartWritten told when a part (a piece this reader has only some bytes of) is written
      * @param onThrottled told when S3 answers 503 SlowDown
+     * @param onBytes told how many bytes came, as they come
      */
-    RangeReader(ReadContext ctx, PieceRun run, long startByte, IntConsumer onPartWritten, Runnable onThrottled) {
+    RangeReader(ReadContext ctx, PieceRun run, long startByte, IntConsumer onPartWritten, Runnable onThrottled,
+            LongConsumer onBytes) {
         this.ctx = ctx;
         this.run = run;
         this.layout = ctx.store().layout();
         this.onPartWritten = onPartWritten;
         this.onThrottled = onThrottled;
+        this.onBytes = onBytes;
         this.startByte = startByte;
         int last = run.end() - 1;
         this.endByte = layout.offset(last) + layout.length(last);
@@ -285,11 +290,12 @@ final class RangeReader {
                     RangeReader.this::pieceStored, onPartWritten, this::progress, ctx.buffers());
         }
 
-        private void progress() {
+        private void progress(long bytes) {
             if (firstByteNanos < 0) {
                 firstByteNanos = ctx.ticker().read();
             }
             watchdog.progress();
+            onBytes.accept(bytes);
         }
 
         void start() {
