@@ -12,10 +12,11 @@ import io.s3broadcast.spi.ConnectionTuning;
  *     small range, not a quarter of the object); at least {@link #MIN_RANGE_BYTES} (so the first-byte latency
  *     stays small against the transfer) and at least {@code share / MAX_RANGES} (a 10 GiB object is not ten
  *     thousand GETs); at most {@link #MAX_RANGE_BYTES}, or, once a per-connection rate is measured, what one
- *     connection reads in {@link #MAX_RANGE_SECONDS} if that is less (never below the minimum).
+ *     connection reads in {@link #MAX_RANGE_SECONDS} if that is less (never below the minimum). A node alone
+ *     (the flat tree) reads {@link #UNITS_ALONE} range per connection instead: it has nothing to give away.
  * <li><b>Connections.</b> As many as leave {@code UNITS_PER_CONNECTION} ranges to each, between
  *     {@link #MIN_CONNECTIONS} and the configured maximum (never more than there are ranges): a single node
- *     reading a 64 MiB object uses all 16, a node of eight reading an 8 MiB share uses two and keeps six
+ *     reading a 64 MiB object uses all 16 (4 MiB each), a node of eight reading an 8 MiB share uses two and keeps six
  *     ranges to give away.
  * <li><b>Work.</b> One range: every range not started is a work a thief can take.
  * <li><b>Run-time cap.</b> The {@link ConnectionTuning} may raise the count while the fetch runs, up to the
@@ -28,6 +29,12 @@ final class ComputedWorkSizing implements WorkSizing {
 
     /** Ranges each connection should read of its share, so the share's end is many small units. */
     static final int UNITS_PER_CONNECTION = 4;
+    /**
+     * Ranges per connection for a node alone (the flat tree): one, as it has nothing to give away, and each GET
+     * costs CPU in a fresh JVM (64 MiB in 4 MiB ranges against aria2c measured 0.42-0.44 of its rate where 1 MiB
+     * ranges reached 0.26-0.27, 1.0-1.2 CPU-s against 1.2-1.5).
+     */
+    static final int UNITS_ALONE = 1;
     /** Smallest range: 1 MiB, about 0.1-0.2 s at the rates S3 gives one request, against ~30 ms to first byte. */
     static final long MIN_RANGE_BYTES = 1L << 20;
     /** Largest range: 32 MiB (the former fixed default). */
@@ -65,10 +72,11 @@ final class ComputedWorkSizing implements WorkSizing {
             long byRate = (long) (share.bytesPerSecondPerConnection() * MAX_RANGE_SECONDS / pieceSize);
             maxPieces = Math.max(minPieces, Math.min(maxPieces, byRate));
         }
-        long wanted = ceil(pieces, (long) maxConnections * UNITS_PER_CONNECTION);
+        int units = share.nodes() == 1 ? UNITS_ALONE : UNITS_PER_CONNECTION;
+        long wanted = ceil(pieces, (long) maxConnections * units);
         int range = (int) Math.min(Integer.MAX_VALUE, Math.max(minPieces, Math.min(maxPieces, wanted)));
         long ranges = Math.max(1, ceil(pieces, range));
-        long connections = Math.max(MIN_CONNECTIONS, ranges / UNITS_PER_CONNECTION);
+        long connections = Math.max(MIN_CONNECTIONS, ranges / units);
         connections = Math.max(1, Math.min(Math.min(connections, ranges), maxConnections));
         int cap = (int) Math.max(connections, Math.min(maxConnections, FLEET_CONNECTIONS / share.nodes()));
         return new Sizing((int) connections, range, range, pieceSize, cap, tuning, hedge);

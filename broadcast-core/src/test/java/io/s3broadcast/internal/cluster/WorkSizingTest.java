@@ -25,8 +25,8 @@ class WorkSizingTest {
         "64, 8, 16, 2, 1",       // the fleet's 8 MiB share: eight 1 MiB works, two connections, six left to steal
         "64, 4, 16, 4, 1",       // 16 MiB share: sixteen works over four connections
         "64, 4, 4, 4, 1",
-        "64, 1, 16, 16, 1",      // a single node's 64 MiB: all sixteen connections, 1 MiB ranges (not two 32 MiB)
-        "1024, 1, 16, 16, 16",   // 1 GiB alone: 64 ranges of 16 MiB
+        "64, 1, 16, 16, 4",      // a single node's 64 MiB: all sixteen connections, one 4 MiB range each
+        "1024, 1, 16, 16, 32",   // 1 GiB alone: 32 ranges of 32 MiB
         "10240, 1, 16, 16, 32",  // 10 GiB alone: capped at 32 MiB, 320 GETs
         "2048, 8, 4, 4, 16",     // 256 MiB share, four connections: 16 ranges of 16 MiB
         "32, 16, 16, 2, 1",      // 2 MiB share: two 1 MiB ranges
@@ -53,7 +53,7 @@ class WorkSizingTest {
                     long ranges = (sh.sharePieces() + s.rangePieces() - 1) / s.rangePieces();
                     assertThat(s.connections()).isBetween(1, conns);
                     assertThat((long) s.connections()).isLessThanOrEqualTo(ranges);
-                    if (ranges >= 8 && s.rangeBytes() < ComputedWorkSizing.MAX_RANGE_BYTES) {
+                    if (nodes > 1 && ranges >= 8 && s.rangeBytes() < ComputedWorkSizing.MAX_RANGE_BYTES) {
                         // Sized down to leave units to steal: at least two ranges per connection.
                         assertThat(ranges).as("%d MiB, %d nodes, %d conns", mib, nodes, conns)
                                 .isGreaterThanOrEqualTo(2L * s.connections());
@@ -85,7 +85,7 @@ class WorkSizingTest {
     void aMeasuredRateShortensRangesSoASlowConnectionHoldsLittle() {
         Share unknown = Share.of(1024, MIB, 1);
         Share slow = new Share(1024, MIB, 1, 2_000_000); // 2 MB/s per connection: 2 s is under 4 MiB
-        assertThat(WorkSizing.computed(16).size(unknown).rangePieces()).isEqualTo(16);
+        assertThat(WorkSizing.computed(16).size(unknown).rangePieces()).isEqualTo(32);
         assertThat(WorkSizing.computed(16).size(slow).rangePieces()).isEqualTo(3);
         Share crawl = new Share(1024, MIB, 1, 1_000); // never below the smallest range
         assertThat(WorkSizing.computed(16).size(crawl).rangePieces()).isEqualTo(1);
