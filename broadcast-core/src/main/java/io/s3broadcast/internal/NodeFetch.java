@@ -180,7 +180,8 @@ final class NodeFetch implements FetchHandle {
     private CompletableFuture<Filled> fill(ObjectInfo info) {
         CompletableFuture<Filled> filled;
         if (strategy.isCluster()) {
-            ClusterRun run = cluster.start(new ClusterTask(strategy, info, store, source, tracker, settings.sizing()));
+            ClusterRun run = cluster.start(new ClusterTask(strategy, info, store, source, tracker, settings.sizing(),
+                    spotCheckBudget(info)));
             clusterRun = run;
             filled = run.completion().thenApply(outcome -> new Filled(info, outcome));
             inFlight = run.completion();
@@ -230,8 +231,7 @@ final class NodeFetch implements FetchHandle {
             return CompletableFuture.completedFuture(filled);
         }
         ObjectInfo info = filled.info();
-        long budget = ObjectVerifier.hasUnforgeableDigest(info) ? 0 : (long) (info.size() * SPOT_CHECK_SHARE);
-        return run.spotCheck(budget)
+        return run.spotCheck(spotCheckBudget(info))
                 .thenCompose(r -> check(filled.with(r)))
                 .thenCompose(c -> {
                     if (c.result().wholeObjectMismatch() == null) {
@@ -295,6 +295,11 @@ final class NodeFetch implements FetchHandle {
      * all); each node takes its part, and at least one piece per peer that vouched for pieces it took.
      */
     static final double SPOT_CHECK_SHARE = 0.02;
+
+    /** The cluster's spot-check budget for {@code info}: none when it has a digest S3 vouches for. */
+    private static long spotCheckBudget(ObjectInfo info) {
+        return ObjectVerifier.hasUnforgeableDigest(info) ? 0 : (long) (info.size() * SPOT_CHECK_SHARE);
+    }
 
     /** Publishes the file if the end-to-end check passed: fsync, atomic rename, fsync of the directory. */
     private CompletedFetch commit(Filled filled, ObjectVerifier.Result verified) {
