@@ -32,6 +32,7 @@ public final class CompletedFetch {
     private final Duration phase1;
     private final Duration phase2;
     private final int piecesStolen;
+    private final AfterLastPiece afterLastPiece;
     private final Optional<String> versionId;
     private final Optional<String> checksumAlgorithm;
     private final Optional<String> contentType;
@@ -55,6 +56,7 @@ public final class CompletedFetch {
         this.phase1 = b.phase1 != null ? b.phase1 : b.duration;
         this.phase2 = b.phase2 != null ? b.phase2 : Duration.ZERO;
         this.piecesStolen = b.piecesStolen;
+        this.afterLastPiece = Objects.requireNonNull(b.afterLastPiece, "afterLastPiece");
         this.versionId = Objects.requireNonNull(b.versionId, "versionId");
         this.checksumAlgorithm = Objects.requireNonNull(b.checksumAlgorithm, "checksumAlgorithm");
         this.contentType = Objects.requireNonNull(b.contentType, "contentType");
@@ -73,7 +75,7 @@ public final class CompletedFetch {
         return new Builder().path(path).bucket(bucket).key(key).eTag(eTag).size(size).strategy(strategy)
                 .duration(duration).bytesFromS3(bytesFromS3).bytesFromPeers(bytesFromPeers)
                 .checksumVerified(checksumVerified).phase1(phase1).phase2(phase2).piecesStolen(piecesStolen)
-                .versionId(versionId).checksumAlgorithm(checksumAlgorithm).contentType(contentType)
+                .afterLastPiece(afterLastPiece).versionId(versionId).checksumAlgorithm(checksumAlgorithm).contentType(contentType)
                 .lastModified(lastModified).userMetadata(userMetadata).unchanged(unchanged)
                 .piecesRepaired(piecesRepaired).bannedPeers(bannedPeers);
     }
@@ -146,6 +148,34 @@ public final class CompletedFetch {
         return piecesStolen;
     }
 
+    /** Where the time went from the last piece in the file to the file in place. */
+    public AfterLastPiece afterLastPiece() {
+        return afterLastPiece;
+    }
+
+    /**
+     * The time from the last piece in the file to the file in place, in its parts (each zero when it did not
+     * happen, e.g. no spot check for the flat tree).
+     *
+     * @param spotCheck the end of the spot check of pieces taken from peers against S3, and any repair it led to
+     * @param hashing what was left of the end-to-end check to hash (and compare) after that
+     * @param commit the fsync of the file, its rename into place and the fsync of the directory
+     */
+    public record AfterLastPiece(Duration spotCheck, Duration hashing, Duration commit) {
+        public static final AfterLastPiece NONE = new AfterLastPiece(Duration.ZERO, Duration.ZERO, Duration.ZERO);
+
+        public AfterLastPiece {
+            Objects.requireNonNull(spotCheck, "spotCheck");
+            Objects.requireNonNull(hashing, "hashing");
+            Objects.requireNonNull(commit, "commit");
+        }
+
+        /** The three together. */
+        public Duration total() {
+            return spotCheck.plus(hashing).plus(commit);
+        }
+    }
+
     /** The S3 version id of the version fetched, as the HEAD returned it; empty for an unversioned bucket. */
     public Optional<String> versionId() {
         return versionId;
@@ -204,7 +234,7 @@ public final class CompletedFetch {
                 && eTag.equals(c.eTag) && size == c.size && strategy == c.strategy && duration.equals(c.duration)
                 && bytesFromS3 == c.bytesFromS3 && bytesFromPeers == c.bytesFromPeers
                 && checksumVerified == c.checksumVerified && phase1.equals(c.phase1) && phase2.equals(c.phase2)
-                && piecesStolen == c.piecesStolen && versionId.equals(c.versionId)
+                && piecesStolen == c.piecesStolen && afterLastPiece.equals(c.afterLastPiece) && versionId.equals(c.versionId)
                 && checksumAlgorithm.equals(c.checksumAlgorithm) && contentType.equals(c.contentType)
                 && lastModified.equals(c.lastModified) && userMetadata.equals(c.userMetadata) && unchanged == c.unchanged
                 && piecesRepaired == c.piecesRepaired && bannedPeers.equals(c.bannedPeers);
@@ -213,7 +243,7 @@ public final class CompletedFetch {
     @Override
     public int hashCode() {
         return Objects.hash(path, bucket, key, eTag, size, strategy, duration, bytesFromS3, bytesFromPeers,
-                checksumVerified, phase1, phase2, piecesStolen, versionId, checksumAlgorithm, contentType, lastModified,
+                checksumVerified, phase1, phase2, piecesStolen, afterLastPiece, versionId, checksumAlgorithm, contentType, lastModified,
                 userMetadata, unchanged, piecesRepaired, bannedPeers);
     }
 
@@ -244,6 +274,7 @@ public final class CompletedFetch {
         private Duration phase1;
         private Duration phase2;
         private int piecesStolen;
+        private AfterLastPiece afterLastPiece = AfterLastPiece.NONE;
         private Optional<String> versionId = Optional.empty();
         private Optional<String> checksumAlgorithm = Optional.empty();
         private Optional<String> contentType = Optional.empty();
@@ -320,6 +351,12 @@ public final class CompletedFetch {
 
         public Builder piecesStolen(int pieces) {
             this.piecesStolen = pieces;
+            return this;
+        }
+
+        /** Default: {@link AfterLastPiece#NONE}. */
+        public Builder afterLastPiece(AfterLastPiece afterLastPiece) {
+            this.afterLastPiece = afterLastPiece;
             return this;
         }
 

@@ -34,10 +34,11 @@ import java.util.Map;
  * @param error why the fetch failed, or null
  * @param machine what it ran on
  * @param process when it started and finished on the wall clock and what its JVM spent (for fleets)
+ * @param afterLastPiece the time from the last piece to the file in place, in its parts (null when the fetch failed)
  */
 @JsonPropertyOrder({"command", "nodeId", "strategy", "registry", "listen", "bucket", "key", "eTag", "versionId", "path", "size",
         "sha256", "bytesFromS3", "bytesFromPeers", "seconds", "phase1Seconds", "phase2Seconds", "piecesStolen", "rate",
-        "checksumVerified", "piecesRepaired", "bannedPeers", "settings", "error", "machine", "process"})
+        "checksumVerified", "piecesRepaired", "bannedPeers", "settings", "error", "machine", "process", "afterLastPiece"})
 record NodeReport(
         String command,
         String nodeId,
@@ -64,7 +65,19 @@ record NodeReport(
         Map<String, Object> settings,
         String error,
         Machine machine,
-        NodeProcess process) {
+        NodeProcess process,
+        AfterLastPiece afterLastPiece) {
+
+    /** A report without {@link #afterLastPiece}. */
+    NodeReport(String command, String nodeId, String strategy, String registry, String listen, String bucket, String key,
+            String eTag, String versionId, String path, Long size, String sha256, Long bytesFromS3, Long bytesFromPeers,
+            Double seconds, Double phase1Seconds, Double phase2Seconds, Integer piecesStolen, Double rate,
+            Boolean checksumVerified, Integer piecesRepaired, List<String> bannedPeers, Map<String, Object> settings,
+            String error, Machine machine, NodeProcess process) {
+        this(command, nodeId, strategy, registry, listen, bucket, key, eTag, versionId, path, size, sha256, bytesFromS3,
+                bytesFromPeers, seconds, phase1Seconds, phase2Seconds, piecesStolen, rate, checksumVerified, piecesRepaired,
+                bannedPeers, settings, error, machine, process, null);
+    }
 
     /**
      * The node process's clock and costs.

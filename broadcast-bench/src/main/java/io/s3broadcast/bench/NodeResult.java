@@ -18,9 +18,10 @@ import com.fasterxml.jackson.annotation.JsonPropertyOrder;
  * @param piecesStolen pieces it fetched from S3 in works taken from other nodes
  * @param sha256Match whether its file has the object's SHA-256
  * @param error why its fetch failed, or null
+ * @param afterLastPiece its time from the last piece to the file in place, in its parts, or null
  */
 @JsonPropertyOrder({"node", "nodeId", "throttled", "seconds", "fetchSeconds", "phase1Seconds", "phase2Seconds",
-        "bytesFromS3", "bytesFromPeers", "piecesStolen", "sha256Match", "error"})
+        "bytesFromS3", "bytesFromPeers", "piecesStolen", "sha256Match", "error", "afterLastPiece"})
 record NodeResult(
         int node,
         String nodeId,
@@ -33,5 +34,14 @@ record NodeResult(
         Long bytesFromPeers,
         Integer piecesStolen,
         boolean sha256Match,
-        String error) {
+        String error,
+        AfterLastPiece afterLastPiece) {
+
+    /** A result without {@link #afterLastPiece}. */
+    NodeResult(int node, String nodeId, boolean throttled, Double seconds, Double fetchSeconds, Double phase1Seconds,
+            Double phase2Seconds, Long bytesFromS3, Long bytesFromPeers, Integer piecesStolen, boolean sha256Match,
+            String error) {
+        this(node, nodeId, throttled, seconds, fetchSeconds, phase1Seconds, phase2Seconds, bytesFromS3, bytesFromPeers,
+                piecesStolen, sha256Match, error, null);
+    }
 }

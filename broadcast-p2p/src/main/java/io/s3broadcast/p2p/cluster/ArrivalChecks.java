@@ -27,11 +27,12 @@ import org.slf4j.LoggerFactory;
  * (divided by the members, fixed at the first piece from a peer) buys one whole piece per expected voucher (the
  * other members) while it lasts, then samples of {@link SpotCheck#SAMPLE_BYTES} (at most
  * {@link SpotCheck#MAX_SAMPLES}), an equal quota per voucher. Each voucher's quota is drawn by selection sampling
- * over the pieces still to come from peers (estimated as those missing and not pending from S3, shared equally
- * among the vouchers), so the checked pieces are a uniform random choice among the ones taken on each peer's
- * word, which no peer can predict; one sample is kept in reserve for every expected voucher not checked yet. The
- * estimate is only an estimate: what a voucher lacks at the end is made up then. Not thread-safe: the run's loop
- * only.
+ * over the pieces still to come on its word (estimated from above: the pieces it vouched for and not seen here
+ * yet, or an equal share of those missing and not pending from S3, whichever is more), so the checked pieces are
+ * a uniform random choice among the ones taken on each peer's word, which no peer can predict; one sample is kept
+ * in reserve for every expected voucher not checked yet. The estimate errs high, never low, so no piece is left
+ * out of the draw; what a voucher lacks at the end for that is made up then, with what is left of the budget.
+ * Not thread-safe: the run's loop only.
  */
 final class ArrivalChecks {
 
@@ -59,6 +60,8 @@ final class ArrivalChecks {
     private boolean rangesUnsupported;
     private final Map<String, Integer> wholeBy = new HashMap<>();
     private final Map<String, Integer> samplesBy = new HashMap<>();
+    /** Per voucher, the pieces taken on its word seen by {@link #stored} so far. */
+    private final Map<String, Integer> seen = new HashMap<>();
     private final List<CompletableFuture<Void>> checks = new ArrayList<>();
 
     /**
@@ -91,8 +94,13 @@ final class ArrivalChecks {
         }
         String voucher = Repairs.firstVoucher(vouchers);
         plan();
-        // Pieces from this voucher still to come, this one included.
-        double left = Math.max(1.0, (piecesToCome.getAsInt() + 1.0) / expectedVouchers);
+        // Pieces from this voucher still to come, this one included: what it vouched for and has not been seen
+        // here, or an equal share of what is still to come from peers, whichever is more (a voucher still
+        // reading its share vouches for more later). Too many only leaves checks to the end; too few would
+        // spend the quota before the last pieces, which could then not be drawn.
+        int seenBefore = seen.merge(voucher, 1, Integer::sum) - 1;
+        double left = Math.max(1.0, Math.max(vouches.count(voucher) - seenBefore,
+                (piecesToCome.getAsInt() + 1.0) / expectedVouchers));
         if (wholeUsed < wholeSlots && !wholeBy.containsKey(voucher) && spent + layout.length(piece) <= part()
                 && random.nextDouble() * left < 1.0) {
             whole(voucher, piece);

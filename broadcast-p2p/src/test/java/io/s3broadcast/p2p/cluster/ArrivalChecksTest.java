@@ -91,7 +91,7 @@ class ArrivalChecksTest {
     void theSamplesAreTakenAsPiecesArriveEachPeerItsQuotaAndNoneAreLeftForTheEnd() throws Exception {
         // 64 KiB pieces; this node's part (a third: b, c and this node) buys three 16 KiB samples and no whole piece.
         long budget = 3L * 3 * SpotCheck.SAMPLE_BYTES;
-        for (int seed = 0; seed < 30; seed++) {
+        for (int seed = 0; seed < 20; seed++) {
             sampled.clear();
             stored = 0;
             setUp(64 << 10, budget, seed, false);
@@ -108,6 +108,39 @@ class ArrivalChecksTest {
             assertThat(r.bannedPeers()).isEmpty();
             f.close();
         }
+    }
+
+    @Test
+    void everyPieceTakenOnAPeersWordIsInTheDrawEvenWhenThePeerVouchedForMoreThanAnEqualShare() throws Exception {
+        // b vouches for pieces 0-29, c for 30-39; they arrive in that order. An equal split of what is still to
+        // come (20 each at first) would spend b's quota on its first 20 pieces; b's own count keeps 20-29 in.
+        long budget = 3L * 3 * SpotCheck.SAMPLE_BYTES;
+        int late = 0;
+        int fromB = 0;
+        for (int seed = 0; seed < 60; seed++) {
+            sampled.clear();
+            stored = 0;
+            f = new IntegrityFixture(java.nio.file.Files.createDirectories(dir.resolve("uneven" + seed)), pieces,
+                    64 << 10, "b", "c");
+            for (int p = 0; p < pieces; p++) {
+                f.vouches.vouch(p < 30 ? "b" : "c", p, f.sha(p));
+            }
+            arrivals = new ArrivalChecks(() -> "me", f.layout, f.vouches, f.disputes, f.members::size,
+                    () -> pieces - stored, new Random(seed), samples -> {
+                        sampled.addAll(samples);
+                        return compare(samples);
+                    }, f.time, budget);
+            arriveAll();
+            for (SpotCheck.Sample s : sampled) {
+                if (s.piece() < 30) {
+                    fromB++;
+                    late += s.piece() >= 20 ? 1 : 0;
+                }
+            }
+            f.close();
+        }
+        // A uniform choice puts a third of b's samples on 20-29.
+        assertThat((double) late / fromB).isBetween(0.2, 0.47);
     }
 
     @Test
