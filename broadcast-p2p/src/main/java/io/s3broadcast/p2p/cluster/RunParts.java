@@ -96,7 +96,8 @@ final class RunParts {
                 arrivals, run::execute);
         requests = RequestScheduler.builder(pieceCount)
                 .have(store.bitfield())
-                .selector(PieceSelector.randomizedRarest(new Random(seed(config.nodeId(), 2))))
+                .selector(PrefixFirstNearTheEnd.of(PieceSelector.randomizedRarest(new Random(seed(config.nodeId(), 2))),
+                        task.object(), pieceCount, () -> pieceCount - store.presentCount()))
                 .source(new SourcePieces() {
                     // A piece nobody vouched for (or peers dispute) is not requested: it could not be checked.
                     @Override
