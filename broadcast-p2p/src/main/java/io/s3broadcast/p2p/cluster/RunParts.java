@@ -96,8 +96,7 @@ final class RunParts {
                 arrivals, run::execute);
         requests = RequestScheduler.builder(pieceCount)
                 .have(store.bitfield())
-                .selector(PrefixFirstNearTheEnd.of(PieceSelector.randomizedRarest(new Random(seed(config.nodeId(), 2))),
-                        task.object(), pieceCount, () -> pieceCount - store.presentCount()))
+                .selector(PieceSelector.randomizedRarest(new Random(seed(config.nodeId(), 2))))
                 .source(new SourcePieces() {
                     // A piece nobody vouched for (or peers dispute) is not requested: it could not be checked.
                     @Override
