@@ -23,8 +23,8 @@ import org.slf4j.LoggerFactory;
  * wrong is read again whole: {@link Disputes} bans the peer that vouched for it and reads every piece taken on
  * its word again.
  *
- * <p>The plan is today's end-of-run spot check spread over time. This node's part of the cluster's budget
- * (divided by the members, fixed at the first piece from a peer) buys one whole piece per expected voucher (the
+ * <p>The plan is the end-of-run spot check spread over time. This node's part of the cluster's budget
+ * (divided by the members: the most seen so far, so a member that joins late only shrinks it) buys one whole piece per expected voucher (the
  * other members) while it lasts, then samples of {@link SpotCheck#SAMPLE_BYTES} (at most
  * {@link SpotCheck#MAX_SAMPLES}), an equal quota per voucher. Each voucher's quota is drawn by selection sampling
  * over the pieces still to come on its word (estimated from above: the pieces it vouched for and not seen here
@@ -49,8 +49,7 @@ final class ArrivalChecks {
     private final Executor loop;
     private final long clusterBudget;
 
-    /** Fixed at the first piece from a peer. */
-    private boolean planned;
+    /** The most members seen (the budget's divisor, less one), and the plan for that many. */
     private int expectedVouchers;
     private int wholeSlots;
     private int sampleSlots;
@@ -125,12 +124,13 @@ final class ArrivalChecks {
         return clusterBudget / (expectedVouchers + 1);
     }
 
+    /** Plans for the most members seen so far: more members shrink this node's part, never fewer. */
     private void plan() {
-        if (planned) {
+        int members = Math.max(1, peerMembers.getAsInt());
+        if (members <= expectedVouchers) {
             return;
         }
-        planned = true;
-        expectedVouchers = Math.max(1, peerMembers.getAsInt());
+        expectedVouchers = members;
         long part = part();
         wholeSlots = (int) Math.min(expectedVouchers, part / layout.pieceSize());
         long forSamples = part - (long) wholeSlots * layout.pieceSize();

@@ -144,6 +144,27 @@ class ArrivalChecksTest {
     }
 
     @Test
+    void aMemberSeenLateShrinksThisNodesPart() throws Exception {
+        // Alone with b at the first piece, this node's part is half the budget (4 samples); once c is a member
+        // too, a third (3 samples): no more than that is spent, whenever the draws fell.
+        long budget = 3L * 3 * SpotCheck.SAMPLE_BYTES;
+        for (int seed = 0; seed < 20; seed++) {
+            sampled.clear();
+            stored = 0;
+            setUp(64 << 10, budget, seed, false);
+            f.members.remove("c");
+            arrive(0);
+            f.members.add("c");
+            for (int p = 1; p < pieces; p++) {
+                arrive(p);
+            }
+            assertThat(arrivals.samplesUsed()).as("seed %d", seed).isLessThanOrEqualTo(3);
+            assertThat(arrivals.spent()).isLessThanOrEqualTo(budget / 3);
+            f.close();
+        }
+    }
+
+    @Test
     void aSampleIsHeldBackFromPeersUntilItIsComparedAndALiarIsCaughtBeforeTheLastPiece() throws Exception {
         // Eight pieces of 256 KiB and a part of 15 samples: each peer's quota (8) covers all its pieces, so every
         // piece that arrives is sampled.
