@@ -32,10 +32,18 @@ class ArrivalChecksTest {
 
     /** Two peers, b and c; b vouches for the even pieces, c for the odd ones; {@code liar} lies about piece 7. */
     private void setUp(int pieceSize, long clusterBudget, int seed, boolean liar) throws Exception {
-        Path d = java.nio.file.Files.createDirectories(dir.resolve("seed" + seed));
+        setUp(pieceSize, clusterBudget, seed, liar, p -> p % 2 == 0 ? "b" : "c");
+    }
+
+    /** As above, {@code voucher} naming the peer that vouches for each piece. */
+    private void setUp(int pieceSize, long clusterBudget, int seed, boolean liar,
+            java.util.function.IntFunction<String> voucher) throws Exception {
+        sampled.clear();
+        stored = 0;
+        Path d = java.nio.file.Files.createTempDirectory(dir, "seed" + seed);
         f = new IntegrityFixture(d, pieces, pieceSize, "b", "c");
         for (int p = 0; p < pieces; p++) {
-            f.vouches.vouch(p % 2 == 0 ? "b" : "c", p, liar && p == 7 ? IntegrityFixture.sha(f.junk(p)) : f.sha(p));
+            f.vouches.vouch(voucher.apply(p), p, liar && p == 7 ? IntegrityFixture.sha(f.junk(p)) : f.sha(p));
         }
         Repairs.Sampler counting = samples -> {
             sampled.addAll(samples);
@@ -92,8 +100,6 @@ class ArrivalChecksTest {
         // 64 KiB pieces; this node's part (a third: b, c and this node) buys three 16 KiB samples and no whole piece.
         long budget = 3L * 3 * SpotCheck.SAMPLE_BYTES;
         for (int seed = 0; seed < 20; seed++) {
-            sampled.clear();
-            stored = 0;
             setUp(64 << 10, budget, seed, false);
             arriveAll();
             f.settle();
@@ -118,18 +124,7 @@ class ArrivalChecksTest {
         int late = 0;
         int fromB = 0;
         for (int seed = 0; seed < 60; seed++) {
-            sampled.clear();
-            stored = 0;
-            f = new IntegrityFixture(java.nio.file.Files.createDirectories(dir.resolve("uneven" + seed)), pieces,
-                    64 << 10, "b", "c");
-            for (int p = 0; p < pieces; p++) {
-                f.vouches.vouch(p < 30 ? "b" : "c", p, f.sha(p));
-            }
-            arrivals = new ArrivalChecks(() -> "me", f.layout, f.vouches, f.disputes, f.members::size,
-                    () -> pieces - stored, new Random(seed), samples -> {
-                        sampled.addAll(samples);
-                        return compare(samples);
-                    }, f.time, budget);
+            setUp(64 << 10, budget, seed, false, p -> p < 30 ? "b" : "c");
             arriveAll();
             for (SpotCheck.Sample s : sampled) {
                 if (s.piece() < 30) {
@@ -149,8 +144,6 @@ class ArrivalChecksTest {
         // too, a third (3 samples): no more than that is spent, whenever the draws fell.
         long budget = 3L * 3 * SpotCheck.SAMPLE_BYTES;
         for (int seed = 0; seed < 20; seed++) {
-            sampled.clear();
-            stored = 0;
             setUp(64 << 10, budget, seed, false);
             f.members.remove("c");
             arrive(0);
