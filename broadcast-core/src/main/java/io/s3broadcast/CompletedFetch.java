@@ -33,6 +33,7 @@ public final class CompletedFetch {
     private final Duration phase2;
     private final int piecesStolen;
     private final int hedges;
+    private final AfterLastPiece afterLastPiece;
     private final Optional<String> versionId;
     private final Optional<String> checksumAlgorithm;
     private final Optional<String> contentType;
@@ -57,6 +58,7 @@ public final class CompletedFetch {
         this.phase2 = b.phase2 != null ? b.phase2 : Duration.ZERO;
         this.piecesStolen = b.piecesStolen;
         this.hedges = b.hedges;
+        this.afterLastPiece = Objects.requireNonNull(b.afterLastPiece, "afterLastPiece");
         this.versionId = Objects.requireNonNull(b.versionId, "versionId");
         this.checksumAlgorithm = Objects.requireNonNull(b.checksumAlgorithm, "checksumAlgorithm");
         this.contentType = Objects.requireNonNull(b.contentType, "contentType");
@@ -75,7 +77,8 @@ public final class CompletedFetch {
         return new Builder().path(path).bucket(bucket).key(key).eTag(eTag).size(size).strategy(strategy)
                 .duration(duration).bytesFromS3(bytesFromS3).bytesFromPeers(bytesFromPeers)
                 .checksumVerified(checksumVerified).phase1(phase1).phase2(phase2).piecesStolen(piecesStolen)
-                .hedges(hedges).versionId(versionId).checksumAlgorithm(checksumAlgorithm).contentType(contentType)
+                .hedges(hedges).afterLastPiece(afterLastPiece).versionId(versionId).checksumAlgorithm(checksumAlgorithm)
+                .contentType(contentType)
                 .lastModified(lastModified).userMetadata(userMetadata).unchanged(unchanged)
                 .piecesRepaired(piecesRepaired).bannedPeers(bannedPeers);
     }
@@ -156,6 +159,34 @@ public final class CompletedFetch {
         return hedges;
     }
 
+    /** Where the time went from the last piece in the file to the file in place. */
+    public AfterLastPiece afterLastPiece() {
+        return afterLastPiece;
+    }
+
+    /**
+     * The time from the last piece in the file to the file in place, in its parts (each zero when it did not
+     * happen, e.g. no spot check for the flat tree).
+     *
+     * @param spotCheck the end of the spot check of pieces taken from peers against S3, and any repair it led to
+     * @param hashing what was left of the end-to-end check to hash (and compare) after that
+     * @param commit the fsync of the file, its rename into place and the fsync of the directory
+     */
+    public record AfterLastPiece(Duration spotCheck, Duration hashing, Duration commit) {
+        public static final AfterLastPiece NONE = new AfterLastPiece(Duration.ZERO, Duration.ZERO, Duration.ZERO);
+
+        public AfterLastPiece {
+            Objects.requireNonNull(spotCheck, "spotCheck");
+            Objects.requireNonNull(hashing, "hashing");
+            Objects.requireNonNull(commit, "commit");
+        }
+
+        /** The three together. */
+        public Duration total() {
+            return spotCheck.plus(hashing).plus(commit);
+        }
+    }
+
     /** The S3 version id of the version fetched, as the HEAD returned it; empty for an unversioned bucket. */
     public Optional<String> versionId() {
         return versionId;
@@ -214,7 +245,8 @@ public final class CompletedFetch {
                 && eTag.equals(c.eTag) && size == c.size && strategy == c.strategy && duration.equals(c.duration)
                 && bytesFromS3 == c.bytesFromS3 && bytesFromPeers == c.bytesFromPeers
                 && checksumVerified == c.checksumVerified && phase1.equals(c.phase1) && phase2.equals(c.phase2)
-                && piecesStolen == c.piecesStolen && hedges == c.hedges && versionId.equals(c.versionId)
+                && piecesStolen == c.piecesStolen && hedges == c.hedges && afterLastPiece.equals(c.afterLastPiece)
+                && versionId.equals(c.versionId)
                 && checksumAlgorithm.equals(c.checksumAlgorithm) && contentType.equals(c.contentType)
                 && lastModified.equals(c.lastModified) && userMetadata.equals(c.userMetadata) && unchanged == c.unchanged
                 && piecesRepaired == c.piecesRepaired && bannedPeers.equals(c.bannedPeers);
@@ -223,7 +255,8 @@ public final class CompletedFetch {
     @Override
     public int hashCode() {
         return Objects.hash(path, bucket, key, eTag, size, strategy, duration, bytesFromS3, bytesFromPeers,
-                checksumVerified, phase1, phase2, piecesStolen, hedges, versionId, checksumAlgorithm, contentType, lastModified,
+                checksumVerified, phase1, phase2, piecesStolen, hedges, afterLastPiece, versionId, checksumAlgorithm,
+                contentType, lastModified,
                 userMetadata, unchanged, piecesRepaired, bannedPeers);
     }
 
@@ -256,6 +289,7 @@ public final class CompletedFetch {
         private Duration phase2;
         private int piecesStolen;
         private int hedges;
+        private AfterLastPiece afterLastPiece = AfterLastPiece.NONE;
         private Optional<String> versionId = Optional.empty();
         private Optional<String> checksumAlgorithm = Optional.empty();
         private Optional<String> contentType = Optional.empty();
@@ -338,6 +372,12 @@ public final class CompletedFetch {
         /** Default: zero. */
         public Builder hedges(int hedges) {
             this.hedges = hedges;
+            return this;
+        }
+
+        /** Default: {@link AfterLastPiece#NONE}. */
+        public Builder afterLastPiece(AfterLastPiece afterLastPiece) {
+            this.afterLastPiece = afterLastPiece;
             return this;
         }
 

@@ -11,8 +11,9 @@ import com.fasterxml.jackson.annotation.JsonPropertyOrder;
  * @param link its link, e.g. {@code 10MB} or {@code 10MB/5MB} (down/up)
  * @param seconds start signal to the file in place ({@code fetch()} completion; a baseline's download done)
  * @param exitSeconds start signal to the node's process exit (netns level), null in-process
- * @param phase1EndSeconds start signal to the end of phase 1 (its share from S3)
- * @param phase2EndSeconds start signal to its last piece
+ * @param phase1EndSeconds start signal to the end of phase 1 (its share from S3; the HEAD and the run's start-up
+ *        included)
+ * @param phase2EndSeconds start signal to its last piece (from its {@code afterLastPiece} when it has one)
  * @param bytesFromS3 response bytes the S3 proxy sent to this node (heads included): measured, not reported
  * @param bytesFromS3Reported what the node itself says it read from S3, or null
  * @param bytesFromPeers bytes it received from other nodes, as it reports them
@@ -24,26 +25,27 @@ import com.fasterxml.jackson.annotation.JsonPropertyOrder;
  * @param sha256Match whether its file has the object's SHA-256
  * @param error why it failed, or null
  * @param hedges S3 reads whose tail went to a new GET (ours), or null
+ * @param afterLastPiece its time from the last piece to the file in place, in its parts (ours), or null
  */
 @JsonPropertyOrder({"node", "nodeId", "link", "seconds", "exitSeconds", "phase1EndSeconds", "phase2EndSeconds",
         "bytesFromS3", "bytesFromS3Reported", "bytesFromPeers", "piecesStolen", "cpuSeconds", "gcSeconds", "jitSeconds",
-        "peakRssBytes", "sha256Match", "error", "hedges"})
+        "peakRssBytes", "sha256Match", "error", "hedges", "afterLastPiece"})
 record FleetNode(int node, String nodeId, String link, Double seconds, Double exitSeconds, Double phase1EndSeconds,
         Double phase2EndSeconds, long bytesFromS3, Long bytesFromS3Reported, Long bytesFromPeers, Integer piecesStolen,
         Double cpuSeconds, Double gcSeconds, Double jitSeconds, Long peakRssBytes, boolean sha256Match, String error,
-        Integer hedges) {
+        Integer hedges, AfterLastPiece afterLastPiece) {
 
+    /** A node without {@link #hedges} and {@link #afterLastPiece} (a baseline's, or a failed one). */
     FleetNode(int node, String nodeId, String link, Double seconds, Double exitSeconds, Double phase1EndSeconds,
             Double phase2EndSeconds, long bytesFromS3, Long bytesFromS3Reported, Long bytesFromPeers, Integer piecesStolen,
             Double cpuSeconds, Double gcSeconds, Double jitSeconds, Long peakRssBytes, boolean sha256Match, String error) {
-        this(node, nodeId, link, seconds, exitSeconds, phase1EndSeconds, phase2EndSeconds, bytesFromS3,
-                bytesFromS3Reported, bytesFromPeers, piecesStolen, cpuSeconds, gcSeconds, jitSeconds, peakRssBytes,
-                sha256Match, error, null);
+        this(node, nodeId, link, seconds, exitSeconds, phase1EndSeconds, phase2EndSeconds, bytesFromS3, bytesFromS3Reported,
+                bytesFromPeers, piecesStolen, cpuSeconds, gcSeconds, jitSeconds, peakRssBytes, sha256Match, error, null, null);
     }
 
     FleetNode withBytesFromS3(long bytes) {
         return new FleetNode(node, nodeId, link, seconds, exitSeconds, phase1EndSeconds, phase2EndSeconds, bytes,
                 bytesFromS3Reported, bytesFromPeers, piecesStolen, cpuSeconds, gcSeconds, jitSeconds, peakRssBytes,
-                sha256Match, error, hedges);
+                sha256Match, error, hedges, afterLastPiece);
     }
 }

@@ -32,6 +32,24 @@ final class FleetTables {
         out.printf(Locale.ROOT, "  slowest %s s = %s T*, mean %s s; S3 bytes / S %.2f; fleet CPU %.1f s (%.0f%% of the"
                         + " cores)%n", num(trial.slowest()), num(tStar.ratio(trial.slowest())), num(trial.mean()),
                 trial.s3Reads(), trial.cpuSeconds(), 100 * trial.cpuUtilisation());
+        printAfterLastPiece(out, trial);
+    }
+
+    /** Our nodes' time from the last piece to the file in place: median and slowest, and the parts' medians. */
+    private static void printAfterLastPiece(PrintWriter out, FleetTrial trial) {
+        List<AfterLastPiece> after = trial.nodes().stream().map(FleetNode::afterLastPiece).filter(a -> a != null).toList();
+        if (after.isEmpty()) {
+            return;
+        }
+        out.printf(Locale.ROOT, "  after the last piece: median %.3f s, max %.3f s (medians: spot check %.3f s, end-to-end"
+                        + " check %.3f s, fsync and rename %.3f s)%n", median(after, AfterLastPiece::total),
+                after.stream().mapToDouble(AfterLastPiece::total).max().orElse(0), median(after, AfterLastPiece::spotCheck),
+                median(after, AfterLastPiece::hashing), median(after, AfterLastPiece::commit));
+    }
+
+    private static double median(List<AfterLastPiece> after, java.util.function.ToDoubleFunction<AfterLastPiece> part) {
+        double[] v = after.stream().mapToDouble(part).sorted().toArray();
+        return v.length % 2 == 1 ? v[v.length / 2] : (v[v.length / 2 - 1] + v[v.length / 2]) / 2;
     }
 
     static void printSummary(PrintWriter out, FluidBound tStar, List<FleetReport> reports) {

@@ -121,13 +121,18 @@ final class InProcessFleet implements FleetCommand.FleetLevel {
     static FleetNode fromCluster(NodeResult r, FleetLink link) {
         Double p1 = null;
         Double p2 = null;
-        if (r.seconds() != null && r.fetchSeconds() != null) {
+        if (r.seconds() != null && r.afterLastPiece() != null) {
+            // Placed back from the end: the run's phases start after the HEAD, which the fetch's start is before.
+            p2 = SingleCommand.round(r.seconds() - r.afterLastPiece().total(), 3);
+            p1 = SingleCommand.round(p2 - r.phase2Seconds(), 3);
+        } else if (r.seconds() != null && r.fetchSeconds() != null) {
             double started = r.seconds() - r.fetchSeconds();
             p1 = SingleCommand.round(started + r.phase1Seconds(), 3);
             p2 = SingleCommand.round(started + r.phase1Seconds() + r.phase2Seconds(), 3);
         }
         return new FleetNode(r.node(), r.nodeId(), link.describe(), r.seconds(), null, p1, p2, 0, r.bytesFromS3(),
-                r.bytesFromPeers(), r.piecesStolen(), null, null, null, null, r.sha256Match(), r.error(), r.hedges());
+                r.bytesFromPeers(), r.piecesStolen(), null, null, null, null, r.sha256Match(), r.error(), r.hedges(),
+                r.afterLastPiece());
     }
 
     private long[] s3Bytes() {

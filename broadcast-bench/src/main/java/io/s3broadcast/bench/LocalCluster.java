@@ -237,7 +237,8 @@ final class LocalCluster {
         }
         return new NodeResult(node, id, throttled, SingleCommand.round((ended - start) / 1e9, 3),
                 NodeCommand.seconds(done.duration()), NodeCommand.seconds(done.phase1()), NodeCommand.seconds(done.phase2()),
-                done.bytesFromS3(), done.bytesFromPeers(), done.piecesStolen(), match, null, done.hedges());
+                done.bytesFromS3(), done.bytesFromPeers(), done.piecesStolen(), match, null, done.hedges(),
+                AfterLastPiece.of(done));
     }
 
     /** Waits for every fetch; past {@code timeout}, cancels those still running. */

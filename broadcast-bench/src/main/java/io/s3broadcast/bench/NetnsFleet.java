@@ -286,6 +286,12 @@ final class NetnsFleet implements FleetCommand.FleetLevel {
                 ? SingleCommand.round(started + json.path("phase1Seconds").asDouble(), 3) : null;
         Double p2 = p1 != null && json.path("phase2Seconds").isNumber()
                 ? SingleCommand.round(p1 + json.path("phase2Seconds").asDouble(), 3) : null;
+        AfterLastPiece after = AfterLastPiece.of(json);
+        if (seconds != null && p2 != null && after != null) {
+            // Placed back from the end: the run's phases start after the HEAD, which the fetch's start is before.
+            p2 = SingleCommand.round(seconds - after.total(), 3);
+            p1 = SingleCommand.round(p2 - json.path("phase2Seconds").asDouble(), 3);
+        }
         return new FleetNode(i, json.path("nodeId").asText(), link, seconds, result.seconds(), p1, p2, 0,
                 json.path("bytesFromS3").isNumber() ? json.path("bytesFromS3").asLong() : null,
                 json.path("bytesFromPeers").isNumber() ? json.path("bytesFromPeers").asLong() : null,
@@ -293,7 +299,7 @@ final class NetnsFleet implements FleetCommand.FleetLevel {
                 p.path("gcSeconds").isNumber() ? p.path("gcSeconds").asDouble() : null,
                 p.path("jitSeconds").isNumber() ? p.path("jitSeconds").asDouble() : null, result.peakRssBytes(), ok,
                 json.path("error").isNull() ? (ok ? null : "SHA-256 mismatch") : json.path("error").asText(),
-                json.path("hedges").isNumber() ? json.path("hedges").asInt() : null);
+                json.path("hedges").isNumber() ? json.path("hedges").asInt() : null, after);
     }
 
     private long[] s3Bytes() {

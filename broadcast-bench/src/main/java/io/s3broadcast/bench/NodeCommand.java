@@ -245,7 +245,7 @@ final class NodeCommand implements Callable<Integer> {
                         done.bytesFromPeers(), seconds(done.duration()), seconds(done.phase1()), seconds(done.phase2()),
                         done.piecesStolen(), SingleCommand.round(done.megabytesPerSecond(), 2), done.checksumVerified(),
                         done.piecesRepaired(), done.bannedPeers(), tuning.describe(), null, Machine.current(loadBefore),
-                        process("ours", ready, start, doneAt), done.hedges());
+                        process("ours", ready, start, doneAt), done.hedges(), AfterLastPiece.of(done));
                 print(stdout, report);
             } catch (RuntimeException e) {
                 // join() throws a CompletionException wrapping the fetch's BroadcastException, or a CancellationException.

@@ -35,10 +35,12 @@ import java.util.Map;
  * @param machine what it ran on
  * @param process when it started and finished on the wall clock and what its JVM spent (for fleets)
  * @param hedges S3 reads whose unreceived tail went to a new GET ({@code CompletedFetch.hedges}), or null
+ * @param afterLastPiece the time from the last piece to the file in place, in its parts (null when the fetch failed)
  */
 @JsonPropertyOrder({"command", "nodeId", "strategy", "registry", "listen", "bucket", "key", "eTag", "versionId", "path", "size",
         "sha256", "bytesFromS3", "bytesFromPeers", "seconds", "phase1Seconds", "phase2Seconds", "piecesStolen", "rate",
-        "checksumVerified", "piecesRepaired", "bannedPeers", "settings", "error", "machine", "process", "hedges"})
+        "checksumVerified", "piecesRepaired", "bannedPeers", "settings", "error", "machine", "process", "hedges",
+        "afterLastPiece"})
 record NodeReport(
         String command,
         String nodeId,
@@ -66,8 +68,10 @@ record NodeReport(
         String error,
         Machine machine,
         NodeProcess process,
-        Integer hedges) {
+        Integer hedges,
+        AfterLastPiece afterLastPiece) {
 
+    /** A report without {@link #hedges} and {@link #afterLastPiece}. */
     NodeReport(String command, String nodeId, String strategy, String registry, String listen, String bucket, String key,
             String eTag, String versionId, String path, Long size, String sha256, Long bytesFromS3, Long bytesFromPeers,
             Double seconds, Double phase1Seconds, Double phase2Seconds, Integer piecesStolen, Double rate,
@@ -75,7 +79,7 @@ record NodeReport(
             String error, Machine machine, NodeProcess process) {
         this(command, nodeId, strategy, registry, listen, bucket, key, eTag, versionId, path, size, sha256, bytesFromS3,
                 bytesFromPeers, seconds, phase1Seconds, phase2Seconds, piecesStolen, rate, checksumVerified, piecesRepaired,
-                bannedPeers, settings, error, machine, process, null);
+                bannedPeers, settings, error, machine, process, null, null);
     }
 
     /**

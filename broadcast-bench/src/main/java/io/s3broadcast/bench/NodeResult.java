@@ -19,9 +19,10 @@ import com.fasterxml.jackson.annotation.JsonPropertyOrder;
  * @param sha256Match whether its file has the object's SHA-256
  * @param error why its fetch failed, or null
  * @param hedges its S3 reads whose tail went to a new GET ({@code CompletedFetch.hedges}), or null
+ * @param afterLastPiece its time from the last piece to the file in place, in its parts, or null
  */
 @JsonPropertyOrder({"node", "nodeId", "throttled", "seconds", "fetchSeconds", "phase1Seconds", "phase2Seconds",
-        "bytesFromS3", "bytesFromPeers", "piecesStolen", "sha256Match", "error", "hedges"})
+        "bytesFromS3", "bytesFromPeers", "piecesStolen", "sha256Match", "error", "hedges", "afterLastPiece"})
 record NodeResult(
         int node,
         String nodeId,
@@ -35,12 +36,14 @@ record NodeResult(
         Integer piecesStolen,
         boolean sha256Match,
         String error,
-        Integer hedges) {
+        Integer hedges,
+        AfterLastPiece afterLastPiece) {
 
+    /** A result without {@link #hedges} and {@link #afterLastPiece}. */
     NodeResult(int node, String nodeId, boolean throttled, Double seconds, Double fetchSeconds, Double phase1Seconds,
             Double phase2Seconds, Long bytesFromS3, Long bytesFromPeers, Integer piecesStolen, boolean sha256Match,
             String error) {
         this(node, nodeId, throttled, seconds, fetchSeconds, phase1Seconds, phase2Seconds, bytesFromS3, bytesFromPeers,
-                piecesStolen, sha256Match, error, null);
+                piecesStolen, sha256Match, error, null, null);
     }
 }

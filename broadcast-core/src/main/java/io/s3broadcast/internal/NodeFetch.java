@@ -56,6 +56,10 @@ final class NodeFetch implements FetchHandle {
     private volatile ResumableStore resumable;
     private volatile ObjectVerification verification;
     private volatile ClusterRun clusterRun;
+    /** When (since the start) the last piece was in, the spot check done, and the end-to-end check done. */
+    private volatile Duration lastPieceAt;
+    private volatile Duration spotCheckedAt;
+    private volatile Duration hashedAt;
 
     /** @param cluster runs the cluster strategies; null when none is on the classpath */
     NodeFetch(FetchRequest request, Settings settings, ObjectSource source, ClusterStrategy cluster, Executor executor,
@@ -117,7 +121,10 @@ final class NodeFetch implements FetchHandle {
                             .thenCompose(this::fill)
                             .thenCompose(this::checkAgainstS3)
                             .thenCompose(filled -> verified(filled.info())
-                                    .thenApplyAsync(checked -> commit(filled, checked), executor));
+                                    .thenApplyAsync(checked -> {
+                                        hashedAt = tracker.elapsed();
+                                        return commit(filled, checked);
+                                    }, executor));
                 }, executor)
                 .whenComplete((done, error) -> {
                     if (error != null) {
@@ -178,9 +185,18 @@ final class NodeFetch implements FetchHandle {
 
     /** Puts every piece in the store: from S3 alone, or through the cluster strategy. */
     private CompletableFuture<Filled> fill(ObjectInfo info) {
+        return fillStore(info).thenApply(f -> {
+            lastPieceAt = tracker.elapsed();
+            spotCheckedAt = lastPieceAt;
+            return f;
+        });
+    }
+
+    private CompletableFuture<Filled> fillStore(ObjectInfo info) {
         CompletableFuture<Filled> filled;
         if (strategy.isCluster()) {
-            ClusterRun run = cluster.start(new ClusterTask(strategy, info, store, source, tracker, settings.sizing()));
+            ClusterRun run = cluster.start(new ClusterTask(strategy, info, store, source, tracker, settings.sizing(),
+                    spotCheckBudget(info)));
             clusterRun = run;
             filled = run.completion().thenApply(outcome -> new Filled(info, outcome));
             inFlight = run.completion();
@@ -230,9 +246,11 @@ final class NodeFetch implements FetchHandle {
             return CompletableFuture.completedFuture(filled);
         }
         ObjectInfo info = filled.info();
-        long budget = ObjectVerifier.hasUnforgeableDigest(info) ? 0 : (long) (info.size() * SPOT_CHECK_SHARE);
-        return run.spotCheck(budget)
-                .thenCompose(r -> check(filled.with(r)))
+        return run.spotCheck(spotCheckBudget(info))
+                .thenCompose(r -> {
+                    spotCheckedAt = tracker.elapsed();
+                    return check(filled.with(r));
+                })
                 .thenCompose(c -> {
                     if (c.result().wholeObjectMismatch() == null) {
                         return CompletableFuture.completedFuture(c.filled());
@@ -296,6 +314,11 @@ final class NodeFetch implements FetchHandle {
      */
     static final double SPOT_CHECK_SHARE = 0.02;
 
+    /** The cluster's spot-check budget for {@code info}: none when it has a digest S3 vouches for. */
+    private static long spotCheckBudget(ObjectInfo info) {
+        return ObjectVerifier.hasUnforgeableDigest(info) ? 0 : (long) (info.size() * SPOT_CHECK_SHARE);
+    }
+
     /** Publishes the file if the end-to-end check passed: fsync, atomic rename, fsync of the directory. */
     private CompletedFetch commit(Filled filled, ObjectVerifier.Result verified) {
         ObjectInfo info = filled.info();
@@ -321,10 +344,14 @@ final class NodeFetch implements FetchHandle {
             FetchRecord.write(path, info);
             closeStoreWhenRunFinishes();
             Duration took = tracker.elapsed();
+            CompletedFetch.AfterLastPiece after = afterLastPiece(took);
+            LOG.info("s3://{}/{}: after the last piece, {} ms: spot check {} ms, end-to-end check {} ms, fsync and rename"
+                    + " {} ms", info.bucket(), info.key(), after.total().toMillis(), after.spotCheck().toMillis(),
+                    after.hashing().toMillis(), after.commit().toMillis());
             ClusterRun.Outcome o = filled.outcome();
             CompletedFetch.Builder done = result(path, info, took).bytesFromS3(tracker.bytesFromSource())
                     .hedges(tracker.hedges())
-                    .checksumVerified(checked)
+                    .checksumVerified(checked).afterLastPiece(after)
                     .checksumAlgorithm(checked ? info.checksum().or(info::eTagDigest).map(ObjectChecksum::algorithm)
                             : Optional.empty());
             if (o != null) {
@@ -337,6 +364,17 @@ final class NodeFetch implements FetchHandle {
             throw new BroadcastException("cannot write s3://" + info.bucket() + "/" + info.key() + " to "
                     + s.destination() + ": " + e, e);
         }
+    }
+
+    /** The time from the last piece to {@code done}, in its parts. */
+    private CompletedFetch.AfterLastPiece afterLastPiece(Duration done) {
+        Duration last = lastPieceAt;
+        Duration spot = spotCheckedAt;
+        Duration hashed = hashedAt;
+        if (last == null || spot == null || hashed == null) {
+            return CompletedFetch.AfterLastPiece.NONE;
+        }
+        return new CompletedFetch.AfterLastPiece(spot.minus(last), hashed.minus(spot), done.minus(hashed));
     }
 
     /** The store stays open while a cluster run lingers to serve peers from it; then it is closed. */

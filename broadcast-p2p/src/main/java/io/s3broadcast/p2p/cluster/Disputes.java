@@ -128,6 +128,18 @@ final class Disputes {
         return Collections.unmodifiableSet(quarantine);
     }
 
+    /** Holds a stored piece back from peers while a sample of it is compared with S3 ({@link ArrivalChecks}). */
+    void hold(int piece) {
+        quarantine.add(piece);
+    }
+
+    /** Serves {@code piece} again after {@link #hold}, unless it is being read again from S3. */
+    void release(int piece) {
+        if (!checking.get(piece)) {
+            quarantine.remove(piece);
+        }
+    }
+
     /** What the checks from S3 found so far. */
     ClusterRun.Repair report() {
         return new ClusterRun.Repair(piecesChecked, piecesRepaired, bans.liars());

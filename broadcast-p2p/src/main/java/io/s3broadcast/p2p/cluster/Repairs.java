@@ -22,7 +22,7 @@ import org.slf4j.LoggerFactory;
  * What to read again from S3 after the transfer, and how much: everything taken from peers when the whole
  * object failed its end-to-end check ({@link #repair}); one whole piece per vouching peer to find who lied
  * ({@link #checkOnePiecePerPeer}); and, for an object without a digest S3 vouches for, the spot check within
- * a byte budget ({@link #spotCheck}). What is found wrong goes to {@link Disputes}, which bans and re-reads.
+ * a byte budget ({@link #spotCheck}, what {@link ArrivalChecks} left). What is found wrong goes to {@link Disputes}, which bans and re-reads.
  * The plans run on the run's loop ({@code loop}).
  */
 final class Repairs {
@@ -46,14 +46,16 @@ final class Repairs {
     private final IntSupplier peerMembers;
     private final Supplier<? extends Random> random;
     private final Sampler sampler;
+    private final ArrivalChecks arrivals;
     private final Executor loop;
 
     /**
      * @param peerMembers the other members of the cluster now: the spot-check budget is split among them and this node
      * @param random      a new source of randomness per plan (a secure one in a run: a liar must not guess the picks)
+     * @param arrivals    the spot check done as the pieces arrived: {@link #spotCheck} does what it left
      */
     Repairs(Supplier<String> self, PieceLayout layout, Vouches vouches, Disputes disputes, IntSupplier peerMembers,
-            Supplier<? extends Random> random, Sampler sampler, Executor loop) {
+            Supplier<? extends Random> random, Sampler sampler, ArrivalChecks arrivals, Executor loop) {
         this.self = self;
         this.layout = layout;
         this.vouches = vouches;
@@ -61,6 +63,7 @@ final class Repairs {
         this.peerMembers = peerMembers;
         this.random = random;
         this.sampler = sampler;
+        this.arrivals = arrivals;
         this.loop = loop;
     }
 
@@ -99,48 +102,82 @@ final class Repairs {
 
     /**
      * Spot check, for an object without a digest S3 vouches for, within this node's part of the cluster's
-     * {@code budgetBytes} (divided by the members): first one whole piece per vouching peer (in a random order,
-     * while the budget lasts), which catches for certain a peer that corrupts every piece it vouches for, even by
-     * one byte; then random small ranges of peer pieces with what is left ({@link SpotCheck}). A piece found
-     * wrong bans the peer that vouched for it and every piece taken on its word is read again. A budget of 0
-     * checks nothing and reports what checks found so far.
+     * {@code budgetBytes} (divided by the members): what {@link ArrivalChecks} did not already do as the pieces
+     * arrived (once its checks are settled). With what is left of the part: first one whole piece per vouching
+     * peer not checked whole yet (in a random order, while the budget lasts), which catches for certain a peer
+     * that corrupts every piece it vouches for, even by one byte; then random small ranges of peer pieces
+     * ({@link SpotCheck}), one for each vouching peer not checked at all first. A piece found wrong bans the peer
+     * that vouched for it and every piece taken on its word is read again. A budget of 0 checks nothing and
+     * reports what checks found so far.
      */
     CompletableFuture<Repair> spotCheck(long budgetBytes) {
         CompletableFuture<Repair> result = new CompletableFuture<>();
-        loop.execute(() -> {
-            Map<String, List<Integer>> byVoucher = piecesByVoucher();
-            long budget = budgetBytes <= 0 ? 0 : budgetBytes / (peerMembers.getAsInt() + 1);
-            Random rnd = random.get();
-            BitSet whole = onePieceEach(byVoucher.values(), rnd, budget);
-            for (int i = whole.nextSetBit(0); i >= 0; i = whole.nextSetBit(i + 1)) {
-                budget -= layout.length(i);
+        loop.execute(() -> arrivals.settled().whenComplete((v, e) -> loop.execute(() -> {
+            if (e != null) {
+                result.completeExceptionally(e instanceof CompletionException && e.getCause() != null ? e.getCause() : e);
+            } else {
+                finishSpotCheck(budgetBytes, result);
             }
-            List<SpotCheck.Sample> samples = SpotCheck.pick(byVoucher, layout, budget, rnd);
-            if (whole.isEmpty() && samples.isEmpty()) {
-                settle(CompletableFuture.completedFuture(null), result);
-                return;
-            }
-            LOG.info("{}: spot check of {} whole pieces and {} samples of pieces taken from {} peers against S3",
-                    self.get(), whole.cardinality(), samples.size(), byVoucher.size());
-            CompletableFuture<Void> wholeChecked = disputes.recheck(whole);
-            sampler.check(samples).whenComplete((wrong, e) -> loop.execute(() -> {
-                Throwable cause = e instanceof CompletionException && e.getCause() != null ? e.getCause() : e;
-                if (cause instanceof UnsupportedOperationException) {
-                    LOG.warn("{}: no spot check of ranges of the pieces taken from peers: {}", self.get(),
-                            cause.getMessage());
-                    settle(wholeChecked, result);
-                } else if (cause != null) {
-                    result.completeExceptionally(cause);
-                } else {
-                    if (!wrong.isEmpty()) {
-                        LOG.warn("{}: the spot check found S3's bytes differ in pieces {} taken from peers",
-                                self.get(), wrong);
-                    }
-                    settle(CompletableFuture.allOf(wholeChecked, disputes.recheck(wrong)), result);
-                }
-            }));
-        });
+        })));
         return result;
+    }
+
+    private void finishSpotCheck(long budgetBytes, CompletableFuture<Repair> result) {
+        Map<String, List<Integer>> byVoucher = piecesByVoucher();
+        long budget = budgetBytes <= 0 ? 0 : Math.max(0, budgetBytes / (peerMembers.getAsInt() + 1) - arrivals.spent());
+        Random rnd = random.get();
+        Map<String, List<Integer>> notWhole = new TreeMap<>(byVoucher);
+        notWhole.keySet().removeIf(arrivals::wholeChecked);
+        BitSet whole = onePieceEach(notWhole.values(), rnd, budget);
+        for (int i = whole.nextSetBit(0); i >= 0; i = whole.nextSetBit(i + 1)) {
+            budget -= layout.length(i);
+        }
+        List<SpotCheck.Sample> samples = new ArrayList<>();
+        if (!arrivals.rangesUnsupported()) {
+            long count = Math.min(SpotCheck.MAX_SAMPLES - arrivals.samplesUsed(), budget / SpotCheck.SAMPLE_BYTES);
+            if (count <= 0 && budget > 0 && arrivals.samplesUsed() == 0 && arrivals.wholeUsed() == 0) {
+                count = 1; // as SpotCheck.pick, when nothing was checked as pieces arrived: any budget left buys one
+            }
+            Map<String, List<Integer>> unchecked = new TreeMap<>(byVoucher);
+            unchecked.entrySet().removeIf(en -> arrivals.checked(en.getKey())
+                    || en.getValue().stream().anyMatch(whole::get));
+            if (count > 0) {
+                samples.addAll(SpotCheck.pick(unchecked, layout, Math.min(count, unchecked.size())
+                        * (long) SpotCheck.SAMPLE_BYTES, rnd));
+            }
+            if (count > samples.size()) {
+                samples.addAll(SpotCheck.pick(byVoucher, layout, (count - samples.size()) * SpotCheck.SAMPLE_BYTES, rnd));
+            }
+        }
+        if (whole.isEmpty() && samples.isEmpty()) {
+            settle(CompletableFuture.completedFuture(null), result);
+            return;
+        }
+        LOG.info("{}: spot check after the last piece of {} whole pieces and {} samples of pieces taken from {} peers"
+                + " against S3 ({} whole pieces and {} samples checked as they arrived)", self.get(), whole.cardinality(),
+                samples.size(), byVoucher.size(), arrivals.wholeUsed(), arrivals.samplesUsed());
+        CompletableFuture<Void> wholeChecked = disputes.recheck(whole);
+        sampler.check(samples).whenComplete((wrong, e) -> loop.execute(() -> {
+            Throwable cause = e instanceof CompletionException && e.getCause() != null ? e.getCause() : e;
+            if (cause instanceof UnsupportedOperationException) {
+                LOG.warn("{}: no spot check of ranges of the pieces taken from peers: {}", self.get(),
+                        cause.getMessage());
+                settle(wholeChecked, result);
+            } else if (cause != null) {
+                result.completeExceptionally(cause);
+            } else {
+                if (!wrong.isEmpty()) {
+                    LOG.warn("{}: the spot check found S3's bytes differ in pieces {} taken from peers",
+                            self.get(), wrong);
+                }
+                settle(CompletableFuture.allOf(wholeChecked, disputes.recheck(wrong)), result);
+            }
+        }));
+    }
+
+    /** The peer a piece counts as taken on the word of, among those that vouched for it. */
+    static String firstVoucher(List<String> vouchers) {
+        return vouchers.get(0);
     }
 
     /** The pieces taken from peers, by the peer that first vouched for each ({@link #UNVOUCHED} for none). */
@@ -149,7 +186,7 @@ final class Repairs {
         BitSet fromPeers = disputes.takenFromPeers();
         for (int i = fromPeers.nextSetBit(0); i >= 0; i = fromPeers.nextSetBit(i + 1)) {
             List<String> v = vouches.vouchers(i);
-            byVoucher.computeIfAbsent(v.isEmpty() ? UNVOUCHED : v.get(0), k -> new ArrayList<>()).add(i);
+            byVoucher.computeIfAbsent(v.isEmpty() ? UNVOUCHED : firstVoucher(v), k -> new ArrayList<>()).add(i);
         }
         return byVoucher;
     }

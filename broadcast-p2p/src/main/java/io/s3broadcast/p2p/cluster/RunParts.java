@@ -8,6 +8,7 @@ import io.s3broadcast.internal.cluster.HaveBatcher;
 import io.s3broadcast.internal.cluster.PieceSelector;
 import io.s3broadcast.internal.cluster.RequestScheduler;
 import io.s3broadcast.internal.cluster.SourcePieces;
+import io.s3broadcast.internal.cluster.WorkList;
 import io.s3broadcast.p2p.protocol.Digests;
 import io.s3broadcast.p2p.protocol.PeerMessage;
 import io.s3broadcast.p2p.protocol.WorksLeft;
@@ -42,6 +43,7 @@ final class RunParts {
     final Disputes disputes;
     final DigestExchange digests;
     final PieceReceiver receiver;
+    final ArrivalChecks arrivals;
     final Repairs repairs;
     final ClusterPlan plan;
     final ShareFetcher phase1;
@@ -84,14 +86,17 @@ final class RunParts {
                 (first, d) -> run.pipeline().signDigests(first, d), (d, peer) -> run.pipeline().verify(d, peer), disputes);
         receiver = new PieceReceiver(run::self, store, this::expected, vouches, members::containsKey, banned,
                 disputes, cluster.disk(), run::execute, receiverRun(run, peers));
-        repairs = new Repairs(run::self, store.layout(), vouches, disputes, members::size, SecureRandom::new,
-                samples -> SpotCheck.run(samples, task.source(), task.object(), store, cluster.disk(), task.listener()),
-                run::execute);
+        Repairs.Sampler sampler = samples -> SpotCheck.run(samples, task.source(), task.object(), store, cluster.disk(),
+                task.listener());
         plan = ClusterPlan.of(task.strategy());
         SourceListener s3Listener = s3Listener(run, task);
         phase1 = new ShareFetcher(config.nodeId(), plan, pieceCount, new Random(seed(config.nodeId(), 1)),
                 phaseOneRun(run, peers), (queue, reads) -> task.source().fetch(task.object(), queue, store, s3Listener,
                 reads), run::execute, loop, config.ticker());
+        arrivals = new ArrivalChecks(run::self, store.layout(), vouches, disputes, members::size,
+                () -> piecesToCome(store, phase1), new SecureRandom(), sampler, run::execute, task.spotCheckBudget());
+        repairs = new Repairs(run::self, store.layout(), vouches, disputes, members::size, SecureRandom::new, sampler,
+                arrivals, run::execute);
         requests = RequestScheduler.builder(pieceCount)
                 .have(store.bitfield())
                 .selector(PieceSelector.randomizedRarest(new Random(seed(config.nodeId(), 2))))
@@ -142,6 +147,12 @@ final class RunParts {
                 disputes::idle, run::complete,
                 new HaveBatcher(loop, Duration.ZERO, pieces -> PieceStored.announce(peers, pieces)));
         connections = new Connections(run, this, cluster, task, peers);
+    }
+
+    /** Pieces missing from the store and not pending from S3 in this node's own works: to come from peers. */
+    private static int piecesToCome(PieceStore store, ShareFetcher phase1) {
+        WorkList.Remaining own = phase1.workList().remaining();
+        return Math.max(0, store.layout().pieceCount() - store.presentCount() - own.piecesToHandOut() - own.piecesInFlight());
     }
 
     /** The digest a piece from a peer must match now, null when none ({@link DigestExchange#expected}). */
@@ -262,6 +273,8 @@ final class RunParts {
 
             @Override
             public void stored(String peer, int piece, int length) {
+                // Checked now or never as it arrives (held back from peers while a sample is compared).
+                arrivals.stored(piece);
                 run.storedFromPeer(peer, piece, length);
             }
 

@@ -19,6 +19,8 @@ final class Vouches {
     private final byte[][] own;
     /** Per piece, peer id to the digest it vouched for; null until the first. */
     private final List<Map<String, byte[]>> byPeer;
+    /** Per peer, the pieces it vouched for (and has not had dropped). */
+    private final Map<String, Integer> counts = new HashMap<>();
 
     Vouches(int pieceCount) {
         this.own = new byte[pieceCount][];
@@ -57,7 +59,9 @@ final class Vouches {
             m = new HashMap<>(4);
             byPeer.set(piece, m);
         }
-        m.put(peer, digest.clone());
+        if (m.put(peer, digest.clone()) == null) {
+            counts.merge(peer, 1, Integer::sum);
+        }
         if (own[piece] != null) {
             return Vouch.AGREES;
         }
@@ -129,8 +133,14 @@ final class Vouches {
         return m == null ? List.of() : new ArrayList<>(m.keySet());
     }
 
+    /** How many pieces {@code peer} vouched for. */
+    int count(String peer) {
+        return counts.getOrDefault(peer, 0);
+    }
+
     /** Forgets every digest {@code peer} vouched for (it was caught lying); returns the pieces it had vouched for. */
     BitSet drop(String peer) {
+        counts.remove(peer);
         BitSet out = new BitSet();
         for (int i = 0; i < byPeer.size(); i++) {
             Map<String, byte[]> m = byPeer.get(i);

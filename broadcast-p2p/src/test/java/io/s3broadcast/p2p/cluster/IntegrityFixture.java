@@ -49,8 +49,13 @@ final class IntegrityFixture implements AutoCloseable {
 
     /** A node of a cluster with {@code members} besides it, over an object of {@code pieces} pieces. */
     IntegrityFixture(Path dir, int pieces, String... members) throws IOException {
+        this(dir, pieces, PIECE, members);
+    }
+
+    /** As above, with pieces of {@code pieceSize} bytes (the last one half that). */
+    IntegrityFixture(Path dir, int pieces, int pieceSize, String... members) throws IOException {
         this.members.addAll(List.of(members));
-        layout = new PieceLayout((long) pieces * PIECE - PIECE / 2, PIECE);
+        layout = new PieceLayout((long) pieces * pieceSize - pieceSize / 2, pieceSize);
         object = new byte[(int) layout.objectSize()];
         new Random(7).nextBytes(object);
         store = PieceStore.create(dir.resolve("object"), layout);

@@ -42,11 +42,14 @@ class RepairsTest {
             }
             return CompletableFuture.completedFuture(wrong);
         };
+        Repairs.Sampler counting = samples -> {
+            sampled.addAll(samples);
+            return sampler.apply(samples);
+        };
+        // No checks as pieces arrive here (a budget of 0): ArrivalChecksTest covers those.
         repairs = new Repairs(() -> "me", f.layout, f.vouches, f.disputes, f.members::size, () -> new Random(seed++),
-                samples -> {
-                    sampled.addAll(samples);
-                    return sampler.apply(samples);
-                }, f.time);
+                counting, new ArrivalChecks(() -> "me", f.layout, f.vouches, f.disputes, f.members::size, () -> 0,
+                        new Random(0), counting, f.time, 0), f.time);
         // Taken from peers: 0, 1, 2 on b's word; 3, 4 on c's (c lies about 4); 5 on nobody's any more.
         for (int p = 0; p <= 5; p++) {
             f.put(p, p == 4 ? f.junk(p) : f.truth(p));
