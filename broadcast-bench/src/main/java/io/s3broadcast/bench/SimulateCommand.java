@@ -140,6 +140,11 @@ final class SimulateCommand implements Callable<Integer> {
             description = "cooperative or tit-for-tat (default: ${DEFAULT-VALUE}, Broadcast's).")
     String chokePolicy;
 
+    @Option(names = "--sharing", defaultValue = "max-min", paramLabel = "max-min|per-flow",
+            description = "How a link is shared among its flows: max-min fair, or equally per flow whatever the"
+                    + " flows get elsewhere (default: ${DEFAULT-VALUE}).")
+    String sharing;
+
     @Option(names = "--json", paramLabel = "FILE", description = "Also write the JSON lines to FILE.")
     Path jsonFile;
 
@@ -163,12 +168,16 @@ final class SimulateCommand implements Callable<Integer> {
         } catch (IllegalArgumentException e) {
             throw new ParameterException(spec.commandLine(), e.getMessage());
         }
+        if (!sharing.equalsIgnoreCase("max-min") && !sharing.equalsIgnoreCase("per-flow")) {
+            throw new ParameterException(spec.commandLine(), "--sharing is max-min or per-flow, not '" + sharing + "'");
+        }
         int k = peers != null ? peers : nodes <= 32 ? 0 : 16;
         Duration rateStep = step != null ? step : nodes <= 64 ? Duration.ZERO : Duration.ofMillis(2);
         long[] down = fleetLinks.stream().mapToLong(FleetLink::down).toArray();
         long[] up = fleetLinks.stream().mapToLong(FleetLink::up).toArray();
         SimConfig base = SimConfig.defaults(strategies.get(0), size, down, up, profile, seed, k)
                 .withTiming(latency, rateStep)
+                .withSharing(!sharing.equalsIgnoreCase("per-flow"))
                 .withOverheads(ideal ? Duration.ZERO : start, ideal ? Duration.ZERO : afterLastPiece,
                         ideal ? Duration.ZERO : spotCheck, ideal ? 1.0 : peerEfficiency)
                 .withChoking(chokePolicy, chokePolicy.equalsIgnoreCase("tit-for-tat") ? 4 : 15, Duration.ofSeconds(10))
@@ -207,6 +216,7 @@ final class SimulateCommand implements Callable<Integer> {
                 line.put("links", fleetLinks.stream().map(FleetLink::describe).distinct().toList());
                 line.put("s3Profile", profile.describe());
                 line.put("peers", k);
+                line.put("sharing", sharing);
                 line.put("startSeconds", base.start().toNanos() / 1e9);
                 line.put("afterLastPieceSeconds", base.afterLastPiece().toNanos() / 1e9);
                 line.put("spotCheckSeconds", base.spotCheck().toNanos() / 1e9);

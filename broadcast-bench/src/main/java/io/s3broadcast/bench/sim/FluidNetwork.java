@@ -84,6 +84,7 @@ public final class FluidNetwork {
     @SuppressWarnings("unchecked")
     private final List<Flow>[] members;
     private final long stepNanos;
+    private final boolean maxMin;
     private boolean recomputeScheduled;
     private long recomputations;
     private int busyFlows;
@@ -95,8 +96,18 @@ public final class FluidNetwork {
      * @param s3Aggregate S3's aggregate capacity, 0 for none
      * @param stepNanos rate recomputation step, 0 for at every change
      */
-    @SuppressWarnings("unchecked")
     public FluidNetwork(EventQueue events, long[] down, long[] up, long s3Aggregate, long stepNanos) {
+        this(events, down, up, s3Aggregate, stepNanos, true);
+    }
+
+    /**
+     * As above; {@code maxMin} false shares each resource equally among its flows, whatever they get elsewhere
+     * (a flow gets the least of its shares and its own cap; what a flow held lower elsewhere leaves is not given
+     * to the others), closer to TCP flows behind one queue than max-min.
+     */
+    @SuppressWarnings("unchecked")
+    public FluidNetwork(EventQueue events, long[] down, long[] up, long s3Aggregate, long stepNanos,
+            boolean maxMin) {
         if (down.length != up.length) {
             throw new IllegalArgumentException("down and up of " + down.length + " and " + up.length + " nodes");
         }
@@ -113,6 +124,7 @@ public final class FluidNetwork {
             members[r] = new ArrayList<>();
         }
         this.stepNanos = stepNanos;
+        this.maxMin = maxMin;
     }
 
     private static double capOf(long rate) {
@@ -277,6 +289,18 @@ public final class FluidNetwork {
             busy.addAll(members[2 * i + 1]);
         }
         double[] newRate = new double[busy.size()];
+        if (!maxMin) {
+            for (int i = 0; i < busy.size(); i++) {
+                Flow f = busy.get(i);
+                double rate = f.ownCap;
+                for (int r : resources(f)) {
+                    rate = Math.min(rate, cap[r] / cnt[r]);
+                }
+                newRate[i] = rate < Double.POSITIVE_INFINITY ? rate : 1e12;
+            }
+            apply(busy, newRate);
+            return;
+        }
         // Heap of {share, kind (0 resource, 1 flow cap), index, version}.
         PriorityQueue<double[]> heap = new PriorityQueue<>((a, b) -> Double.compare(a[0], b[0]));
         for (int r = 0; r < resourceCount; r++) {
@@ -322,6 +346,13 @@ public final class FluidNetwork {
                 newRate[i] = 1e12;
             }
             f.frozen = false;
+        }
+        apply(busy, newRate);
+    }
+
+    private void apply(List<Flow> busy, double[] newRate) {
+        for (int i = 0; i < busy.size(); i++) {
+            Flow f = busy.get(i);
             double nr = newRate[i];
             if (nr != f.rate) {
                 settle(f);

@@ -33,12 +33,13 @@ import java.util.Objects;
  * @param maxRequestsPerPeer request pipeline cap per peer (default 8)
  * @param requestQueueTime the adaptive request depth's queue time (default 1 s; zero: fixed at the cap)
  * @param limit virtual time after which the run stops, unfinished
+ * @param maxMin links shared max-min fair (default) or equally per flow ({@link FluidNetwork})
  */
 public record SimConfig(Strategy strategy, long size, int pieceSize, long[] down, long[] up, S3Profile profile,
         long seed, int peers, int maxConnections, Duration latency, Duration afterLastPiece, Duration start,
         Duration spotCheck, double peerEfficiency, Duration requestTimeout, Duration step,
         String chokePolicy, int unchokeSlots, Duration chokeInterval, int maxRequestsPerPeer,
-        Duration requestQueueTime, Duration limit) {
+        Duration requestQueueTime, Duration limit, boolean maxMin) {
 
     /** Broadcast's default piece size. */
     public static final int DEFAULT_PIECE_SIZE = 1 << 20;
@@ -68,7 +69,7 @@ public record SimConfig(Strategy strategy, long size, int pieceSize, long[] down
         return new SimConfig(strategy, size, DEFAULT_PIECE_SIZE, down, up, profile, seed, peers, DEFAULT_CONNECTIONS,
                 Duration.ofNanos(250_000), Duration.ZERO, Duration.ZERO, Duration.ZERO, 1.0, Duration.ofSeconds(30),
                 Duration.ZERO, "cooperative", 15, Duration.ofSeconds(10), 8,
-                Duration.ofSeconds(1), Duration.ofHours(1));
+                Duration.ofSeconds(1), Duration.ofHours(1), true);
     }
 
     public int nodes() {
@@ -92,37 +93,43 @@ public record SimConfig(Strategy strategy, long size, int pieceSize, long[] down
     public SimConfig withStrategy(Strategy s) {
         return new SimConfig(s, size, pieceSize, down, up, profile, seed, peers, maxConnections, latency,
                 afterLastPiece, start, spotCheck, peerEfficiency, requestTimeout, step, chokePolicy, unchokeSlots,
-                chokeInterval, maxRequestsPerPeer, requestQueueTime, limit);
+                chokeInterval, maxRequestsPerPeer, requestQueueTime, limit, maxMin);
     }
 
     public SimConfig withSeed(long s) {
         return new SimConfig(strategy, size, pieceSize, down, up, profile, s, peers, maxConnections, latency,
                 afterLastPiece, start, spotCheck, peerEfficiency, requestTimeout, step, chokePolicy, unchokeSlots,
-                chokeInterval, maxRequestsPerPeer, requestQueueTime, limit);
+                chokeInterval, maxRequestsPerPeer, requestQueueTime, limit, maxMin);
     }
 
     public SimConfig withTiming(Duration latency, Duration step) {
         return new SimConfig(strategy, size, pieceSize, down, up, profile, seed, peers, maxConnections, latency,
                 afterLastPiece, start, spotCheck, peerEfficiency, requestTimeout, step, chokePolicy, unchokeSlots,
-                chokeInterval, maxRequestsPerPeer, requestQueueTime, limit);
+                chokeInterval, maxRequestsPerPeer, requestQueueTime, limit, maxMin);
     }
 
     /** The calibrated costs the fluid model does not see (docs/scale.md). */
     public SimConfig withOverheads(Duration start, Duration afterLastPiece, Duration spotCheck, double peerEfficiency) {
         return new SimConfig(strategy, size, pieceSize, down, up, profile, seed, peers, maxConnections, latency,
                 afterLastPiece, start, spotCheck, peerEfficiency, requestTimeout, step, chokePolicy, unchokeSlots,
-                chokeInterval, maxRequestsPerPeer, requestQueueTime, limit);
+                chokeInterval, maxRequestsPerPeer, requestQueueTime, limit, maxMin);
+    }
+
+    public SimConfig withSharing(boolean maxMinFair) {
+        return new SimConfig(strategy, size, pieceSize, down, up, profile, seed, peers, maxConnections, latency,
+                afterLastPiece, start, spotCheck, peerEfficiency, requestTimeout, step, chokePolicy, unchokeSlots,
+                chokeInterval, maxRequestsPerPeer, requestQueueTime, limit, maxMinFair);
     }
 
     public SimConfig withChoking(String policy, int slots, Duration interval) {
         return new SimConfig(strategy, size, pieceSize, down, up, profile, seed, peers, maxConnections, latency,
                 afterLastPiece, start, spotCheck, peerEfficiency, requestTimeout, step, policy, slots, interval,
-                maxRequestsPerPeer, requestQueueTime, limit);
+                maxRequestsPerPeer, requestQueueTime, limit, maxMin);
     }
 
     public SimConfig withPieces(int pieceSize, int maxConnections, int maxRequestsPerPeer, Duration queueTime) {
         return new SimConfig(strategy, size, pieceSize, down, up, profile, seed, peers, maxConnections, latency,
                 afterLastPiece, start, spotCheck, peerEfficiency, requestTimeout, step, chokePolicy, unchokeSlots,
-                chokeInterval, maxRequestsPerPeer, queueTime, limit);
+                chokeInterval, maxRequestsPerPeer, queueTime, limit, maxMin);
     }
 }

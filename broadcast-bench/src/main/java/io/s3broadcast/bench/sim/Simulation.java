@@ -26,7 +26,7 @@ public final class Simulation {
     public Simulation(SimConfig config) {
         this.config = config;
         this.network = new FluidNetwork(events, config.down(), config.up(), config.profile().aggregateCap(),
-                config.step().toNanos());
+                config.step().toNanos(), config.maxMin());
     }
 
     SimConfig config() {
