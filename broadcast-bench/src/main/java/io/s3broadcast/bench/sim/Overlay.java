@@ -48,8 +48,9 @@ final class Overlay {
 
     /**
      * A random overlay of at most {@code k} peers per node: nodes in a random order each dial random nodes that have
-     * fewer than {@code k} peers until they have {@code ceil(k / 2)} (more come from others' dials). Not checked to be
-     * connected: {@link #connected()} tells (the reports show it).
+     * fewer than {@code k} peers until they have {@code k} themselves (or {@code 50 k} draws failed, which leaves the
+     * last nodes of the order a few short). Not checked to be connected: {@link #connected()} tells (the reports show
+     * it).
      */
     static Overlay random(int n, int k, long seed) {
         Random random = new Random(seed);
@@ -62,9 +63,8 @@ final class Overlay {
             order.add(i);
         }
         Collections.shuffle(order, random);
-        int dial = (k + 1) / 2;
         for (int i : order) {
-            for (int attempt = 0; adj.get(i).size() < dial && attempt < 50 * k; attempt++) {
+            for (int attempt = 0; adj.get(i).size() < k && attempt < 50 * k; attempt++) {
                 int j = random.nextInt(n);
                 if (j != i && adj.get(j).size() < k && !adj.get(i).contains(j)) {
                     adj.get(i).add(j);
