@@ -22,13 +22,13 @@ import picocli.CommandLine.Option;
 import picocli.CommandLine.ParameterException;
 import picocli.CommandLine.Spec;
 
-/** {@code simulate}: a discrete-event simulation of a broadcast with the engine's policy classes, for N up to 10,000. */
+/** {@code simulate}: a discrete-event simulation of a broadcast with the engine's policy classes, N up to 10,000. */
 @Command(name = "simulate",
         mixinStandardHelpOptions = true,
         sortOptions = false,
         headerHeading = "%n",
-        header = "Predict a broadcast to N nodes (1 to 10,000) on one machine: the engine's own policy objects on a virtual"
-                + " clock, links and S3 modelled as fluid flows with the fleet's profiles.",
+        header = "Predict a broadcast to N nodes (1 to 10,000) on one machine: the engine's own policy objects on a"
+                + " virtual clock, links and S3 modelled as fluid flows with the fleet's profiles.",
         description = {
             "%nEvery node runs the engine's planning, work sizing, work list, stealing scheduler, rarest-first request"
                     + " scheduler with its adaptive depth and choke scheduler, driven as the engine's components drive"
@@ -43,7 +43,8 @@ import picocli.CommandLine.Spec;
         footerHeading = "%nExamples:%n",
         footer = {
             "  java -jar broadcast-bench.jar simulate --nodes 8 --size 64MiB --link 10MB",
-            "  java -jar broadcast-bench.jar simulate --nodes 1000 --size 64MiB --link 10MB --peers 16 --strategies steal",
+            "  java -jar broadcast-bench.jar simulate --nodes 1000 --size 64MiB --link 10MB --peers 16 \\",
+            "      --strategies steal,overlap",
         })
 final class SimulateCommand implements Callable<Integer> {
 
@@ -78,7 +79,8 @@ final class SimulateCommand implements Callable<Integer> {
             description = "Every node's link, as fleet's --link (default: ${DEFAULT-VALUE}).")
     String link;
 
-    @Option(names = "--links", paramLabel = "SPEC", description = "Mixed links, as fleet's --links, e.g. 6x10MB,2x2.5MB.")
+    @Option(names = "--links", paramLabel = "SPEC",
+            description = "Mixed links, as fleet's --links, e.g. 6x10MB,2x2.5MB.")
     String links;
 
     @Option(names = "--s3-profile", paramLabel = "NAME|SPEC", defaultValue = "paper",
@@ -157,7 +159,8 @@ final class SimulateCommand implements Callable<Integer> {
         S3Profile profile;
         List<Strategy> strategies = new ArrayList<>();
         try {
-            fleetLinks = links != null ? FleetLink.parseFleet(links, nodes) : Collections.nCopies(nodes, FleetLink.parse(link));
+            fleetLinks = links != null ? FleetLink.parseFleet(links, nodes)
+                    : Collections.nCopies(nodes, FleetLink.parse(link));
             profile = S3Profile.parse(s3Profile);
             if (s3Aggregate != null) {
                 profile = profile.withAggregateCap(s3Aggregate);
@@ -200,7 +203,8 @@ final class SimulateCommand implements Callable<Integer> {
             for (int t = 0; t < trials; t++) {
                 SimResult r = new Simulation(base.withStrategy(s).withSeed(seed + t)).run();
                 allDone &= r.completed();
-                out.printf(Locale.ROOT, "%-10s %5d %9.2f %7.3f %9.2f %7.3f %6.3f %6d %8.0f %9.0f %9.2f %8.2f %8d %6s %9d %7.1f%n",
+                out.printf(Locale.ROOT,
+                        "%-10s %5d %9.2f %7.3f %9.2f %7.3f %6.3f %6d %8.0f %9.0f %9.2f %8.2f %8d %6s %9d %7.1f%n",
                         Converters.name(s), t + 1, r.slowest(), r.slowest() / tStar.seconds(), r.mean(),
                         r.mean() / tStar.seconds(), r.s3BytesOverS(), r.connectionsMax(), r.messagesPerNode(),
                         r.controlBytesPerNode(), r.phase1EndMean(), r.phase2Mean(), r.piecesStolen(),
@@ -263,7 +267,7 @@ final class SimulateCommand implements Callable<Integer> {
         return new SimResult(r.strategy(), r.nodes(), r.completed(), r.slowest(), r.mean(), r.fastest(),
                 r.phase1EndMean(), r.phase2Mean(), r.s3BytesOverS(), r.s3GetsPerNode(), r.s3Connections(),
                 r.rangeBytes(), r.connectionsMax(), r.connectionsMean(), r.overlayConnected(), r.messagesPerNode(),
-                r.messagesPerNodeMax(), r.controlBytesPerNode(), r.controlBytesPerNodeMax(), r.piecesStolen(), r.events(),
-                r.rateRecomputations(), r.peakFlows(), r.wallSeconds(), List.of());
+                r.messagesPerNodeMax(), r.controlBytesPerNode(), r.controlBytesPerNodeMax(), r.piecesStolen(),
+                r.events(), r.rateRecomputations(), r.peakFlows(), r.wallSeconds(), List.of());
     }
 }

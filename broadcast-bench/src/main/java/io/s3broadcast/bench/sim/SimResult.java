@@ -80,7 +80,8 @@ public record SimResult(String strategy, int nodes, boolean completed, double sl
         }
         return new SimResult(config.strategy().toString(), n, done, r(slowest), r(sum / n), r(fastest), r(p1 / n),
                 r(p2 / n), r((double) s3 / config.size()), r((double) gets / n), sizing.connections(),
-                sizing.rangeBytes(), overlay.maxDegree(), r(overlay.meanDegree()), overlay.connected(), r((double) msgs / n),
+                sizing.rangeBytes(), overlay.maxDegree(), r(overlay.meanDegree()), overlay.connected(),
+                r((double) msgs / n),
                 msgsMax, r((double) ctrl / n), ctrlMax, stolen, events.executed(), network.recomputations(),
                 network.peakBusyFlows(), r(wallSeconds), java.util.Arrays.stream(completion).map(SimResult::r).boxed()
                         .toList());
