@@ -10,7 +10,6 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.Collections;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
@@ -159,8 +158,7 @@ final class SimulateCommand implements Callable<Integer> {
         S3Profile profile;
         List<Strategy> strategies = new ArrayList<>();
         try {
-            fleetLinks = links != null ? FleetLink.parseFleet(links, nodes)
-                    : Collections.nCopies(nodes, FleetLink.parse(link));
+            fleetLinks = FleetLink.of(links, link, nodes);
             profile = S3Profile.parse(s3Profile);
             if (s3Aggregate != null) {
                 profile = profile.withAggregateCap(s3Aggregate);
