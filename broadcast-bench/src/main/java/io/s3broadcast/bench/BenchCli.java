@@ -11,7 +11,7 @@ import picocli.CommandLine.Spec;
         mixinStandardHelpOptions = true,
         versionProvider = BenchCli.Version.class,
         subcommands = {SingleCommand.class, DemoCommand.class, NodeCommand.class, ClusterCommand.class, ChaosCommand.class,
-            FleetCommand.class, PaperCommand.class, ReportCommand.class,
+            FleetCommand.class, PaperCommand.class, ReportCommand.class, SimulateCommand.class,
             CommandLine.HelpCommand.class},
         synopsisSubcommandLabel = "COMMAND",
         headerHeading = "%n",

@@ -335,8 +335,7 @@ final class FleetCommand implements Callable<Integer> {
         List<FleetLink> fleetLinks;
         S3Profile profile;
         try {
-            fleetLinks = links != null ? FleetLink.parseFleet(links, nodes)
-                    : Collections.nCopies(nodes, FleetLink.parse(link));
+            fleetLinks = FleetLink.of(links, link, nodes);
             profile = S3Profile.parse(s3Profile);
             if (s3Aggregate != null) {
                 profile = profile.withAggregateCap(s3Aggregate);

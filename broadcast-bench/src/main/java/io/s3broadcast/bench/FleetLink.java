@@ -60,6 +60,11 @@ record FleetLink(long down, long up) {
         return links;
     }
 
+    /** The links of {@code nodes} nodes: {@code --links} ({@link #parseFleet}) when given, else {@code --link} for all. */
+    static List<FleetLink> of(String links, String link, int nodes) {
+        return links != null ? parseFleet(links, nodes) : java.util.Collections.nCopies(nodes, parse(link));
+    }
+
     /** {@code 10 MB/s / 5 MB/s} for tables. */
     String describe() {
         return down == up ? mb(down) : mb(down) + "/" + mb(up);

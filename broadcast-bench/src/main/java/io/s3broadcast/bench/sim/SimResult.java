@@ -1,0 +1,93 @@
+package io.s3broadcast.bench.sim;
+
+import com.fasterxml.jackson.annotation.JsonPropertyOrder;
+import io.s3broadcast.internal.cluster.WorkSizing;
+import java.util.List;
+
+/**
+ * What a simulated broadcast predicts. Times are virtual seconds from the common start; a node's completion is its last
+ * piece plus the configured after-last-piece time. Per-node counts are means with the largest beside them.
+ *
+ * @param completed whether every node got every piece before the limit
+ * @param slowest the slowest node's completion
+ * @param mean the mean completion
+ * @param fastest the fastest node's completion
+ * @param phase1EndMean mean time a node's phase 1 ended (its own list empty, nothing left to steal)
+ * @param phase2Mean mean of completion minus phase-1 end
+ * @param s3BytesOverS bytes read from S3 by all nodes over the object size
+ * @param s3GetsPerNode ranged GETs per node, mean
+ * @param s3Connections S3 connections per node (the work sizing's), rangeBytes its range
+ * @param rangeBytes bytes per ranged GET
+ * @param connectionsMax peer connections of the best-connected node
+ * @param connectionsMean peer connections per node, mean
+ * @param overlayConnected whether the overlay connects every node to every other (through others)
+ * @param messagesPerNode control messages a node sent, mean ({@code PIECE} frames not counted)
+ * @param messagesPerNodeMax the most any node sent
+ * @param controlBytesPerNode bytes of those messages with frame headers, plus {@code PIECE} headers, mean
+ * @param controlBytesPerNodeMax the most any node sent
+ * @param piecesStolen pieces read from S3 from works taken from other nodes, all nodes
+ * @param events events the simulation ran
+ * @param rateRecomputations recomputations of the fluid rates
+ * @param peakFlows most flows busy at once
+ * @param wallSeconds how long the simulation itself took
+ * @param completions each node's completion, in node order
+ */
+@JsonPropertyOrder({"strategy", "nodes", "completed", "slowest", "mean", "fastest", "phase1EndMean", "phase2Mean",
+    "s3BytesOverS", "s3GetsPerNode", "s3Connections", "rangeBytes", "connectionsMax", "connectionsMean",
+    "overlayConnected", "messagesPerNode", "messagesPerNodeMax", "controlBytesPerNode", "controlBytesPerNodeMax",
+    "piecesStolen", "events", "rateRecomputations", "peakFlows", "wallSeconds"})
+public record SimResult(String strategy, int nodes, boolean completed, double slowest, double mean, double fastest,
+        double phase1EndMean, double phase2Mean, double s3BytesOverS, double s3GetsPerNode, int s3Connections,
+        long rangeBytes, int connectionsMax, double connectionsMean, boolean overlayConnected, double messagesPerNode,
+        long messagesPerNodeMax, double controlBytesPerNode, long controlBytesPerNodeMax, long piecesStolen,
+        long events, long rateRecomputations, int peakFlows, double wallSeconds, List<Double> completions) {
+
+    static SimResult of(SimConfig config, List<SimNode> nodes, Overlay overlay, WorkSizing.Sizing sizing,
+            EventQueue events, FluidNetwork network, boolean done, double wallSeconds) {
+        int n = nodes.size();
+        double after = (config.afterLastPiece().toNanos()
+                + (config.strategy() == io.s3broadcast.Strategy.FLAT_TREE ? 0 : config.spotCheck().toNanos())) / 1e9;
+        double[] completion = new double[n];
+        double slowest = 0;
+        double fastest = Double.MAX_VALUE;
+        double sum = 0;
+        double p1 = 0;
+        double p2 = 0;
+        long s3 = 0;
+        long gets = 0;
+        long msgs = 0;
+        long msgsMax = 0;
+        long ctrl = 0;
+        long ctrlMax = 0;
+        long stolen = 0;
+        for (int i = 0; i < n; i++) {
+            SimNode node = nodes.get(i);
+            double c = node.lastPiece < 0 ? Double.NaN : node.lastPiece / 1e9 + after;
+            completion[i] = c;
+            slowest = Math.max(slowest, Double.isNaN(c) ? Double.POSITIVE_INFINITY : c);
+            fastest = Math.min(fastest, Double.isNaN(c) ? Double.POSITIVE_INFINITY : c);
+            sum += c;
+            double end1 = node.phase1End < 0 ? (node.lastPiece < 0 ? 0 : node.lastPiece / 1e9) : node.phase1End / 1e9;
+            p1 += end1;
+            p2 += c - end1;
+            s3 += node.s3Bytes;
+            gets += node.s3Gets;
+            msgs += node.messages;
+            msgsMax = Math.max(msgsMax, node.messages);
+            ctrl += node.controlBytes;
+            ctrlMax = Math.max(ctrlMax, node.controlBytes);
+            stolen += node.piecesStolen;
+        }
+        return new SimResult(config.strategy().toString(), n, done, r(slowest), r(sum / n), r(fastest), r(p1 / n),
+                r(p2 / n), r((double) s3 / config.size()), r((double) gets / n), sizing.connections(),
+                sizing.rangeBytes(), overlay.maxDegree(), r(overlay.meanDegree()), overlay.connected(),
+                r((double) msgs / n),
+                msgsMax, r((double) ctrl / n), ctrlMax, stolen, events.executed(), network.recomputations(),
+                network.peakBusyFlows(), r(wallSeconds), java.util.Arrays.stream(completion).map(SimResult::r).boxed()
+                        .toList());
+    }
+
+    private static double r(double v) {
+        return Double.isFinite(v) ? Math.round(v * 1000) / 1000.0 : v;
+    }
+}

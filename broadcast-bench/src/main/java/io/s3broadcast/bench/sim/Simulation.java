@@ -1,0 +1,99 @@
+package io.s3broadcast.bench.sim;
+
+import io.s3broadcast.Strategy;
+import io.s3broadcast.internal.cluster.ClusterPlan;
+import io.s3broadcast.internal.cluster.Shares;
+import io.s3broadcast.internal.cluster.WorkSizing;
+import io.s3broadcast.spi.PieceRun;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Locale;
+
+/**
+ * A discrete-event simulation of one broadcast: {@link SimConfig#nodes()} {@link SimNode}s on an overlay
+ * ({@link Overlay}), their links and S3 in a {@link FluidNetwork}, all on one {@link EventQueue}. Deterministic: the
+ * same configuration and seed give the same result.
+ */
+public final class Simulation {
+
+    private final SimConfig config;
+    private final EventQueue events = new EventQueue();
+    private final FluidNetwork network;
+    private final List<SimNode> nodes = new ArrayList<>();
+    private int completed;
+    private Overlay overlay;
+
+    public Simulation(SimConfig config) {
+        this.config = config;
+        this.network = new FluidNetwork(events, config.down(), config.up(), config.profile().aggregateCap(),
+                config.step().toNanos(), config.maxMin());
+    }
+
+    SimConfig config() {
+        return config;
+    }
+
+    EventQueue events() {
+        return events;
+    }
+
+    FluidNetwork network() {
+        return network;
+    }
+
+    void nodeComplete(SimNode node) {
+        completed++;
+    }
+
+    /** Runs the broadcast to the end (or the configured limit) and returns what happened. */
+    public SimResult run() {
+        long wallStart = System.nanoTime();
+        int n = config.nodes();
+        int pieceCount = config.pieceCount();
+        ClusterPlan plan = ClusterPlan.of(config.strategy());
+        for (int i = 0; i < n; i++) {
+            nodes.add(new SimNode(this, i, String.format(Locale.ROOT, "node-%06d", i)));
+        }
+        // As NodeShare.of: nodes sorted by id (here: by index), the sizing of the first (largest) share.
+        int sharing = plan.sharingNodes(n);
+        WorkSizing policy = WorkSizing.computed(config.maxConnections());
+        WorkSizing.Sizing sizing = policy.size(
+                WorkSizing.Share.of(Shares.end(pieceCount, sharing, 0), config.pieceSize(), sharing));
+        List<List<PieceRun>> shares = new ArrayList<>(n);
+        for (int i = 0; i < n; i++) {
+            shares.add(plan.share(pieceCount, sharing, sharing == 1 ? 0 : i, sizing));
+        }
+        overlay = config.strategy() == Strategy.FLAT_TREE ? Overlay.none(n)
+                : config.fullMesh() ? Overlay.fullMesh(n) : Overlay.random(n, config.peers(), mix(config.seed(), 0, 5));
+        for (int i = 0; i < n; i++) {
+            for (int j : overlay.neighbours(i)) {
+                nodes.get(i).connect(nodes.get(j), shares.get(j).size());
+            }
+        }
+        long interval = config.chokeInterval().toNanos();
+        for (SimNode node : nodes) {
+            events.after(config.start().toNanos(), () -> node.begin(shares.get(node.index), sizing));
+            scheduleChoke(node, interval);
+        }
+        boolean done = events.run(() -> completed == n, config.limit().toNanos());
+        return SimResult.of(config, nodes, overlay, sizing, events, network, done,
+                (System.nanoTime() - wallStart) / 1e9);
+    }
+
+    private void scheduleChoke(SimNode node, long interval) {
+        events.after(interval, () -> {
+            if (completed < config.nodes()) {
+                node.chokeRound();
+                scheduleChoke(node, interval);
+            }
+        });
+    }
+
+    /** A well-mixed seed from a run seed, a node index and a purpose (SplitMix64's finaliser). */
+    static long mix(long seed, int index, int purpose) {
+        long z = seed + 0x9E3779B97F4A7C15L * (index + 1) + 0xD1B54A32D192ED03L * purpose;
+        z = (z ^ (z >>> 30)) * 0xBF58476D1CE4E5B9L;
+        z = (z ^ (z >>> 27)) * 0x94D049BB133111EBL;
+        return z ^ (z >>> 31);
+    }
+}

@@ -1,0 +1,34 @@
+package io.s3broadcast.bench;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.io.PrintWriter;
+import java.io.StringWriter;
+import org.junit.jupiter.api.Test;
+import picocli.CommandLine;
+
+class SimulateCommandTest {
+
+    @Test
+    void simulatesEveryStrategyAndPrintsATableAndJsonLines() {
+        StringWriter out = new StringWriter();
+        CommandLine cli = new CommandLine(new BenchCli());
+        cli.setOut(new PrintWriter(out));
+        int code = cli.execute("simulate", "--nodes", "6", "--size", "16MiB", "--links", "4x10MB,2x2.5MB",
+                "--seed", "5");
+        String text = out.toString();
+        assertThat(code).as(text).isZero();
+        assertThat(text).contains("T* = ", "flat-tree", "non-steal", "steal", "overlap", "full mesh");
+        assertThat(text.lines().filter(l -> l.startsWith("{\"command\":\"simulate\"")).count()).isEqualTo(4);
+    }
+
+    @Test
+    void aBoundedOverlayIsTheDefaultAbove32Nodes() {
+        StringWriter out = new StringWriter();
+        CommandLine cli = new CommandLine(new BenchCli());
+        cli.setOut(new PrintWriter(out));
+        int code = cli.execute("simulate", "--nodes", "40", "--size", "8MiB", "--strategies", "steal");
+        assertThat(code).as(out.toString()).isZero();
+        assertThat(out.toString()).contains("at most 16 peers per node").contains("\"peers\":16");
+    }
+}

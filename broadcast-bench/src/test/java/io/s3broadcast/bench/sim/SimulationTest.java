@@ -1,0 +1,86 @@
+package io.s3broadcast.bench.sim;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.within;
+
+import io.s3broadcast.Strategy;
+import io.s3broadcast.testkit.proxy.RateDistribution;
+import io.s3broadcast.testkit.proxy.S3Profile;
+import java.util.Arrays;
+import org.junit.jupiter.api.Test;
+
+class SimulationTest {
+
+    private static final long MB = 1_000_000;
+    private static final long SIZE = 64L << 20;
+
+    private static long[] rates(int n, long rate) {
+        long[] r = new long[n];
+        Arrays.fill(r, rate);
+        return r;
+    }
+
+    @Test
+    void aSingleNodeFlatFetchTakesTheAnalyticTime() {
+        // One node, a 10 MB/s link, S3 at a fixed 4 MB/s per GET and no latency: the work sizing gives 16
+        // connections (64 ranges of 1 MiB), together capped by the link, so the object takes S / 10 MB/s.
+        S3Profile s3 = new S3Profile("fixed", RateDistribution.fixed(4 * MB), S3Profile.Latency.NONE, 0, 0);
+        SimResult r = new Simulation(SimConfig.defaults(Strategy.FLAT_TREE, SIZE, rates(1, 10 * MB),
+                rates(1, 10 * MB), s3, 1, 0)).run();
+        assertThat(r.completed()).isTrue();
+        assertThat(r.s3Connections()).isEqualTo(16);
+        assertThat(r.slowest()).isCloseTo(SIZE / 10e6, within(0.01));
+        assertThat(r.s3BytesOverS()).isEqualTo(1.0);
+    }
+
+    @Test
+    void aSlowS3DrawBindsWhenTheLinkIsFast() {
+        // Two connections' worth of share at 1 MB/s each would be slow; with 16 connections at 1 MB/s the node
+        // reads at 16 MB/s under a 100 MB/s link.
+        S3Profile s3 = new S3Profile("fixed", RateDistribution.fixed(MB), S3Profile.Latency.NONE, 0, 0);
+        SimResult r = new Simulation(SimConfig.defaults(Strategy.FLAT_TREE, SIZE, rates(1, 100 * MB),
+                rates(1, 100 * MB), s3, 1, 0)).run();
+        assertThat(r.slowest()).isCloseTo(SIZE / 16e6, within(0.01));
+    }
+
+    @Test
+    void everyStrategyCompletesAndTheCooperativeOnesReadTheObjectOnce() {
+        for (Strategy s : Strategy.values()) {
+            SimResult r = new Simulation(SimConfig.defaults(s, SIZE, rates(8, 10 * MB), rates(8, 10 * MB),
+                    S3Profile.paper(), 7, 0)).run();
+            assertThat(r.completed()).as(s.toString()).isTrue();
+            assertThat(r.slowest()).as(s.toString()).isGreaterThanOrEqualTo(SIZE / 10e6);
+            if (s == Strategy.FLAT_TREE) {
+                assertThat(r.s3BytesOverS()).isEqualTo(8.0);
+                assertThat(r.connectionsMax()).isZero();
+            } else {
+                assertThat(r.s3BytesOverS()).as(s.toString()).isEqualTo(1.0);
+                assertThat(r.connectionsMax()).isEqualTo(7);
+                assertThat(r.messagesPerNode()).isPositive();
+            }
+        }
+    }
+
+    @Test
+    void theSameSeedGivesTheSameRunAndAnotherSeedAnotherOne() {
+        SimConfig c = SimConfig.defaults(Strategy.STEAL, SIZE, rates(6, 10 * MB), rates(6, 10 * MB),
+                S3Profile.paper(), 11, 0);
+        SimResult a = new Simulation(c).run();
+        SimResult b = new Simulation(c).run();
+        SimResult other = new Simulation(c.withSeed(12)).run();
+        assertThat(b.completions()).isEqualTo(a.completions());
+        assertThat(b.events()).isEqualTo(a.events());
+        assertThat(b.messagesPerNode()).isEqualTo(a.messagesPerNode());
+        assertThat(other.completions()).isNotEqualTo(a.completions());
+    }
+
+    @Test
+    void aBoundedOverlayKeepsConnectionsWithinItsBound() {
+        SimResult r = new Simulation(SimConfig.defaults(Strategy.STEAL, 16L << 20, rates(200, 10 * MB),
+                rates(200, 10 * MB), S3Profile.paper(), 3, 8)).run();
+        assertThat(r.completed()).isTrue();
+        assertThat(r.overlayConnected()).isTrue();
+        assertThat(r.connectionsMax()).isLessThanOrEqualTo(8);
+        assertThat(r.s3BytesOverS()).isEqualTo(1.0);
+    }
+}
