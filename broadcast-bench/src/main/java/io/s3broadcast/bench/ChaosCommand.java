@@ -6,6 +6,10 @@ import io.s3broadcast.bench.chaos.LyingScenario;
 import io.s3broadcast.bench.chaos.ChaosResult;
 import io.s3broadcast.bench.chaos.ChaosScenario;
 import io.s3broadcast.bench.chaos.ChaosScenarios;
+import io.s3broadcast.bench.chaos.FaultCase;
+import io.s3broadcast.bench.chaos.FaultCases;
+import io.s3broadcast.bench.chaos.FaultMatrix;
+import io.s3broadcast.bench.chaos.MatrixResult;
 import java.io.PrintWriter;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -78,9 +82,101 @@ final class ChaosCommand implements Callable<Integer> {
     @Option(names = "--work-dir", paramLabel = "DIR", description = "Where nodes write (default: a temporary directory).")
     Path workDir;
 
+    @Option(names = "--trials", paramLabel = "T", defaultValue = "20",
+            description = "Fault matrix: trials per fault case, each a fresh fleet (default: ${DEFAULT-VALUE}).")
+    int trials;
+
+    @Option(names = "--kill", paramLabel = "FRACTION",
+            description = "Fault matrix: kill -9 this fraction of the nodes (at least one) at random moments mid-run.")
+    Double kill;
+
+    @Option(names = "--restart", description = "With --kill: also a case that starts half of the killed nodes again"
+            + " (same destination, port and node id) and reports whether they completed and the S3 bytes they read.")
+    boolean restart;
+
+    @Option(names = "--corrupt-peers", paramLabel = "C", description = "Fault matrix: C registry members with the"
+            + " secret that corrupt 1%% of the pieces they vouch for under matching CRC32C and digests.")
+    Integer corruptPeers;
+
+    @Option(names = "--lying-peers", paramLabel = "L", description = "Fault matrix: L peers with the secret whose"
+            + " bitfield claims every piece and which answer no request.")
+    Integer lyingPeers;
+
+    @Option(names = "--stranger", description = "Fault matrix: a stranger without the secret dials every node throughout.")
+    boolean stranger;
+
+    @Option(names = "--s3-faults", paramLabel = "RATE", description = "Fault matrix: one case per S3 fault (bursts of"
+            + " 503 SlowDown, reset mid-body, stalled body, truncated body, slow first byte), each on RATE of the ranged"
+            + " GETs, through the testkit's fault proxy.")
+    Double s3Faults;
+
+    @Option(names = "--partition", description = "Fault matrix: one node cut off from its peers (blackholed) mid-run,"
+            + " and one cut off from S3.")
+    boolean partition;
+
+    @Option(names = "--replace-object", description = "Fault matrix: the object overwritten in S3 mid-run.")
+    boolean replaceObject;
+
+    @Option(names = "--deny-access", description = "Fault matrix: S3 answers 403 AccessDenied to every request.")
+    boolean denyAccess;
+
+    @Option(names = "--all-faults", description = "Fault matrix: every case, with --kill 0.25 --restart"
+            + " --corrupt-peers 1 --lying-peers 1 --stranger --s3-faults 0.05 unless given.")
+    boolean allFaults;
+
+    @Option(names = "--s3-rate", paramLabel = "BYTES", converter = ByteSize.Converter.class, defaultValue = "16MiB",
+            description = "Fault matrix: the S3 proxy's aggregate rate per second, so a run lasts long enough for a"
+                    + " fault to strike mid-run (default: ${DEFAULT-VALUE}).")
+    long s3Rate;
+
+    /** The fault matrix's cases the options ask for, in the order of docs/reliability.md. */
+    private List<FaultCase> faultCases(ChaosContext c) {
+        if (allFaults) {
+            kill = kill != null ? kill : 0.25;
+            restart = true;
+            corruptPeers = corruptPeers != null ? corruptPeers : 1;
+            lyingPeers = lyingPeers != null ? lyingPeers : 1;
+            stranger = true;
+            s3Faults = s3Faults != null ? s3Faults : 0.05;
+            partition = replaceObject = denyAccess = true;
+        }
+        List<FaultCase> cases = new ArrayList<>();
+        if (kill != null) {
+            cases.add(FaultCases.kill(kill, false));
+            if (restart) {
+                cases.add(FaultCases.kill(kill, true));
+            }
+        }
+        if (s3Faults != null) {
+            cases.addAll(FaultCases.s3Faults(s3Faults));
+        }
+        if (lyingPeers != null) {
+            cases.add(FaultCases.lyingBitfield(lyingPeers));
+        }
+        if (corruptPeers != null) {
+            cases.add(FaultCases.corruptMembers(corruptPeers));
+        }
+        if (stranger) {
+            cases.add(FaultCases.stranger());
+        }
+        if (partition) {
+            cases.addAll(FaultCases.partitions());
+        }
+        if (replaceObject) {
+            cases.add(FaultCases.replaceObject(c.endpoint(), c.credentials(), c.pathStyle()));
+        }
+        if (denyAccess) {
+            cases.add(FaultCases.denyAccess());
+        }
+        return cases;
+    }
+
     @Override
     public Integer call() throws Exception {
-        List<ChaosScenario> scenarios = ChaosScenarios.named(scenario);
+        boolean matrix = allFaults || kill != null || corruptPeers != null || lyingPeers != null || stranger
+                || s3Faults != null || partition || replaceObject || denyAccess;
+        List<ChaosScenario> scenarios = matrix && !spec.commandLine().getParseResult().hasMatchedOption("--scenario")
+                ? List.of() : ChaosScenarios.named(scenario);
         Path dir = workDir != null ? Files.createDirectories(workDir) : Files.createTempDirectory("s3broadcast-chaos");
         PrintWriter out = spec.commandLine().getOut();
         List<ChaosResult> results = new ArrayList<>();
@@ -108,6 +204,50 @@ final class ChaosCommand implements Callable<Integer> {
                 out.println(Json.line(r));
                 out.flush();
             }
+            if (matrix) {
+                boolean allPassed = runMatrix(context, out);
+                printScenarios(out, results, dir);
+                return allPassed && results.stream().allMatch(ChaosResult::passed) ? 0 : 1;
+            }
+        }
+        printScenarios(out, results, dir);
+        return results.stream().allMatch(ChaosResult::passed) ? 0 : 1;
+    }
+
+    /** Runs the fault matrix's cases; prints a line per trial and one JSON line per case; true if every case passed. */
+    private boolean runMatrix(ChaosContext context, PrintWriter out) throws Exception {
+        List<FaultCase> cases = faultCases(context);
+        List<MatrixResult> results = new ArrayList<>();
+        try (FaultMatrix m = new FaultMatrix(context, s3Rate, trials, nodeTimeout, 7)) {
+            for (FaultCase c : cases) {
+                out.printf(Locale.ROOT, "fault case %s: %s; %d trials of %d nodes%n", c.name(), c.description(), trials,
+                        nodes);
+                out.flush();
+                MatrixResult r = m.run(c, line -> {
+                    out.println("  " + line);
+                    out.flush();
+                });
+                results.add(r);
+                out.println(Json.line(r));
+                out.flush();
+            }
+        }
+        out.printf(Locale.ROOT, "%n%-20s %6s %11s %6s %8s %9s %-40s %s%n", "case", "trials", "completed", "wrong",
+                "partial", "leftover", "errors by kind", "detect s (median/max)");
+        for (MatrixResult r : results) {
+            out.printf(Locale.ROOT, "%-20s %6d %5d/%-5d %6d %8d %9d %-40s %s/%s%n", r.faultCase(), r.trials(),
+                    r.completed(), r.couldComplete(), r.wrongBytes(), r.partialFiles(), r.leftoverFiles(),
+                    r.errorsByKind(), r.detectSeconds().median(), r.detectSeconds().max());
+        }
+        out.flush();
+        return results.stream().allMatch(MatrixResult::passed);
+    }
+
+    private static void printScenarios(PrintWriter out, List<ChaosResult> results, Path dir) {
+        if (results.isEmpty()) {
+            out.printf(Locale.ROOT, "(node logs under %s)%n", dir);
+            out.flush();
+            return;
         }
         out.printf(Locale.ROOT, "%n%-24s %5s %8s %14s %9s %8s %9s %10s %8s %6s%n", "scenario", "nodes", "attempts",
                 "object bytes", "bitfields", "metadata", "held open", "byte-exact", "seconds", "passed");
@@ -125,7 +265,6 @@ final class ChaosCommand implements Callable<Integer> {
         }
         out.printf(Locale.ROOT, "(node logs under %s)%n", dir);
         out.flush();
-        return results.stream().allMatch(ChaosResult::passed) ? 0 : 1;
     }
 
     /**

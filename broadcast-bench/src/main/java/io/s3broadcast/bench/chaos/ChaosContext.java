@@ -48,6 +48,12 @@ public record ChaosContext(URI endpoint, String region, Map<String, String> cred
                 o.sha256(), nodes, handshakeTimeout, nodeTimeout, workDir, command, undigested);
     }
 
+    /** This context with the nodes reading through {@code s3} (a fault-injecting proxy) and {@code nodeTimeout}. */
+    public ChaosContext through(URI s3, Duration timeout) {
+        return new ChaosContext(s3, region, credentials, pathStyle, bucket, key, eTag, size, sha256, nodes,
+                handshakeTimeout, timeout, workDir, command, undigested);
+    }
+
     /**
      * What binds this object's bytes end to end, as the nodes see it on a server without checksums (S3Proxy): a
      * single-part ETag is the MD5; a multipart one cannot be checked without part sizes, so only the spot check

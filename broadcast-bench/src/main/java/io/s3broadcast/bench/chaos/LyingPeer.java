@@ -51,10 +51,13 @@ public final class LyingPeer implements AutoCloseable {
     private final List<Goodbye> goodbyes = new CopyOnWriteArrayList<>();
     private final List<Channel> channels = new CopyOnWriteArrayList<>();
     private final AtomicLong piecesServed = new AtomicLong();
+    private final AtomicLong requestsIgnored = new AtomicLong();
+    private final boolean silent;
 
     private LyingPeer(Builder b) {
         this.layout = b.layout;
         this.lieInDigests = b.lieInDigests;
+        this.silent = b.silent;
         this.seed = b.seed;
         PeerPipeline.Builder pb = PeerPipeline.builder()
                 .group(b.group)
@@ -100,6 +103,11 @@ public final class LyingPeer implements AutoCloseable {
     /** Junk pieces sent. */
     public long piecesServed() {
         return piecesServed.get();
+    }
+
+    /** Requests a {@linkplain Builder#silent silent} liar left unanswered. */
+    public long requestsIgnored() {
+        return requestsIgnored.get();
     }
 
     /** Whether every connection it opened is closed (by the victims, normally). */
@@ -154,7 +162,9 @@ public final class LyingPeer implements AutoCloseable {
         @Override
         public void channelRead(ChannelHandlerContext ctx, Object msg) {
             try {
-                if (msg instanceof Request r) {
+                if (msg instanceof Request r && silent) {
+                    requestsIgnored.incrementAndGet();
+                } else if (msg instanceof Request r) {
                     ByteBuf data = Unpooled.wrappedBuffer(junk(r.piece()));
                     ctx.writeAndFlush(new Piece(r.piece(), Piece.crc32c(data), data));
                     piecesServed.incrementAndGet();
@@ -186,6 +196,7 @@ public final class LyingPeer implements AutoCloseable {
         private String nodeId = "liar";
         private PieceLayout layout;
         private boolean lieInDigests = true;
+        private boolean silent;
         private long seed = 7;
         private byte[] secret;
 
@@ -221,6 +232,15 @@ public final class LyingPeer implements AutoCloseable {
         /** Also vouch for the junk with {@code DIGESTS} (default true); false: only claim and serve junk. */
         public Builder lieInDigests(boolean lieInDigests) {
             this.lieInDigests = lieInDigests;
+            return this;
+        }
+
+        /**
+         * Claim every piece but never answer a request (default false: serve junk): a peer whose bitfield lies
+         * about pieces it lacks.
+         */
+        public Builder silent(boolean silent) {
+            this.silent = silent;
             return this;
         }
 

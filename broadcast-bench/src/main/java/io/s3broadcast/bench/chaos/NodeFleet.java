@@ -34,6 +34,13 @@ public final class NodeFleet implements AutoCloseable {
     private final List<Integer> memberPorts;
     private final List<Process> members = new ArrayList<>();
     private final List<JsonNode> reports = new ArrayList<>();
+    /** Per node: the S3 endpoint it reads from, when not the context's (a cuttable relay). */
+    private final Map<Integer, java.net.URI> endpoints = new HashMap<>();
+    /** The ports the registry lists instead of the listen ports (relays in front of the nodes), or null. */
+    private List<Integer> advertised;
+    private String linger = "10s";
+    /** Per node: how often it was started (a restart writes its logs under another name). */
+    private final int[] runs;
 
     NodeFleet(ChaosContext context, Path dir, int nodes, int otherMembers) throws IOException {
         this.context = context;
@@ -42,6 +49,46 @@ public final class NodeFleet implements AutoCloseable {
         this.ports = all.subList(0, nodes);
         this.memberPorts = all.subList(nodes, all.size());
         this.processes = new Process[nodes];
+        this.runs = new int[nodes];
+    }
+
+    /** Node {@code i} reads from {@code endpoint} instead of the context's S3 endpoint. */
+    public NodeFleet endpoint(int i, java.net.URI endpoint) {
+        endpoints.put(i, endpoint);
+        return this;
+    }
+
+    /**
+     * The registry lists {@code ports} (one per honest node, e.g. relays in front of them) instead of the ports the
+     * nodes listen on; each node registers with its entry's id.
+     */
+    public NodeFleet advertise(List<Integer> ports) {
+        if (ports.size() != this.ports.size() || !memberPorts.isEmpty()) {
+            throw new IllegalArgumentException("one advertised port per honest node and no other member");
+        }
+        this.advertised = List.copyOf(ports);
+        return this;
+    }
+
+    /** How long a node that is done serves the others (default 10 s). */
+    public NodeFleet linger(String duration) {
+        this.linger = duration;
+        return this;
+    }
+
+    /** Node {@code i}'s process of its latest start, or null. */
+    public Process process(int i) {
+        return processes[i];
+    }
+
+    /** Node {@code i}'s destination directory. */
+    public Path out(int i) {
+        return dir.resolve("node-" + i);
+    }
+
+    /** The base name of node {@code i}'s logs of its latest start ({@code node-i}, then {@code node-i.run2}, ...). */
+    public String logName(int i) {
+        return "node-" + i + (runs[i] > 1 ? ".run" + runs[i] : "");
     }
 
     /** Sets an environment variable of every node started after this, e.g. the secret. */
@@ -68,7 +115,8 @@ public final class NodeFleet implements AutoCloseable {
 
     /** The static registry of every member: honest nodes first. */
     public String registry() {
-        return "static:" + java.util.stream.Stream.concat(ports.stream(), memberPorts.stream())
+        return "static:" + java.util.stream.Stream.concat((advertised != null ? advertised : ports).stream(),
+                        memberPorts.stream())
                 .map(p -> LOOPBACK + ":" + p).collect(Collectors.joining(","));
     }
 
@@ -114,16 +162,20 @@ public final class NodeFleet implements AutoCloseable {
         String registry = registry();
         int port = ports.get(i);
         List<String> command = new ArrayList<>(context.command());
+        String nodeId = advertised != null ? io.s3broadcast.registry.NodeInfo.idFor(LOOPBACK, advertised.get(i))
+                : "node-" + i;
         command.addAll(List.of("node",
-                "--endpoint", context.endpoint().toString(), "--path-style", String.valueOf(context.pathStyle()),
-                "--bucket", context.bucket(), "--key", context.key(), "--out", dir.resolve("node-" + i).toString(),
-                "--registry", registry, "--listen", LOOPBACK + ":" + port, "--node-id", "node-" + i,
+                "--endpoint", endpoints.getOrDefault(i, context.endpoint()).toString(),
+                "--path-style", String.valueOf(context.pathStyle()),
+                "--bucket", context.bucket(), "--key", context.key(), "--out", out(i).toString(),
+                "--registry", registry, "--listen", LOOPBACK + ":" + port, "--node-id", nodeId,
                 "--expect", String.valueOf(ports.size() + memberPorts.size()), "--expect-timeout", "2m",
-                "--piece-size", "256KiB", "--range-size", "1MiB", "--connections", "4", "--linger", "10s"));
+                "--piece-size", "256KiB", "--range-size", "1MiB", "--connections", "4", "--linger", linger));
         command.addAll(extraArgs);
+        runs[i]++;
         ProcessBuilder pb = new ProcessBuilder(command)
-                .redirectOutput(dir.resolve("node-" + i + ".out").toFile())
-                .redirectError(dir.resolve("node-" + i + ".err").toFile());
+                .redirectOutput(dir.resolve(logName(i) + ".out").toFile())
+                .redirectError(dir.resolve(logName(i) + ".err").toFile());
         environment(pb.environment());
         processes[i] = pb.start();
     }

@@ -33,7 +33,8 @@ import software.amazon.awssdk.regions.Region;
  * others it relays honestly. It lives in the engine's package for its {@link PieceServing} seam, which the
  * library keeps package-private: no switch in the library turns a node into a liar.
  *
- * <p>Arguments: {@code ENDPOINT PATH_STYLE BUCKET KEY REGISTRY PORT EXPECTED PIECE_SIZE RANGE_SIZE}; S3
+ * <p>Arguments: {@code ENDPOINT PATH_STYLE BUCKET KEY REGISTRY PORT EXPECTED PIECE_SIZE RANGE_SIZE [CORRUPT_PIECES]}
+ * (how many of the pieces it vouches for it corrupts, the first ones; default all); S3
  * credentials and region from the environment (the SDK's chain), the secret from {@code S3BROADCAST_SECRET}. It
  * runs until killed.
  */
@@ -43,9 +44,9 @@ public final class ChaosLyingMember {
     }
 
     public static void main(String[] args) throws Exception {
-        if (args.length != 9) {
+        if (args.length != 9 && args.length != 10) {
             System.err.println("usage: ChaosLyingMember ENDPOINT PATH_STYLE BUCKET KEY REGISTRY PORT EXPECTED PIECE_SIZE"
-                    + " RANGE_SIZE (secret in S3BROADCAST_SECRET)");
+                    + " RANGE_SIZE [CORRUPT_PIECES] (secret in S3BROADCAST_SECRET)");
             System.exit(2);
         }
         String secret = System.getenv("S3BROADCAST_SECRET");
@@ -62,6 +63,7 @@ public final class ChaosLyingMember {
         int expected = Integer.parseInt(args[6]);
         int pieceSize = Integer.parseInt(args[7]);
         long rangeSize = Long.parseLong(args[8]);
+        int corrupt = args.length > 9 ? Integer.parseInt(args[9]) : Integer.MAX_VALUE;
         String region = System.getenv().getOrDefault("AWS_REGION", "us-east-1");
         Path dir = Files.createTempDirectory("s3broadcast-liar");
         ObjectSource source = ServiceLoader.load(ObjectSourceProvider.class).findFirst().orElseThrow()
@@ -74,7 +76,7 @@ public final class ChaosLyingMember {
                 "127.0.0.1", null, expected, Duration.ofMinutes(2), 4, Duration.ofMinutes(10), Duration.ofSeconds(10),
                 4, 8, PeerSecurity.fromRegistry().withSecret(secret.getBytes(StandardCharsets.UTF_8)),
                 PeerLimits.defaults(), Ticker.systemTicker());
-        PeerCluster cluster = PeerCluster.start(config, null, LyingServing.corruptingOwnPieces(), BanListener.NONE);
+        PeerCluster cluster = PeerCluster.start(config, null, LyingServing.corruptingOwnPieces(corrupt), BanListener.NONE);
         ClusterRun run = cluster.start(new ClusterTask(Strategy.OVERLAP, info, store, source, new SourceListener() { }));
         System.err.println("lying member listening on 127.0.0.1:" + port);
         try {

@@ -103,6 +103,17 @@ public final class Fault {
     return new Fault(FaultKind.STALL, 0, null, null, -1, (int) checkOffset(headBytes), null);
   }
 
+  /**
+   * Like {@link #stallInHead(int)} but for {@code duration} at most (or until {@link Rule#release()}):
+   * with {@code headBytes} 0, a slow first byte of the response.
+   */
+  public static Fault stallInHead(int headBytes, Duration duration) {
+    if (duration.isNegative()) {
+      throw new IllegalArgumentException("negative stall " + duration);
+    }
+    return new Fault(FaultKind.STALL, 0, null, null, -1, (int) checkOffset(headBytes), duration);
+  }
+
   private static long checkOffset(long bodyBytes) {
     if (bodyBytes < 0) {
       throw new IllegalArgumentException("negative body offset " + bodyBytes);
@@ -150,7 +161,7 @@ public final class Fault {
         return "status " + status + " " + errorCode;
       case STALL:
         if (afterHeadBytes >= 0) {
-          return "stall after " + afterHeadBytes + " head bytes until released";
+          return "stall after " + afterHeadBytes + " head bytes " + (stall == null ? "until released" : "for " + stall);
         }
         return "stall after " + afterBodyBytes + " body bytes for " + (stall == null ? "ever" : stall);
       default:

@@ -1,0 +1,264 @@
+package io.s3broadcast.bench.chaos;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import java.io.IOException;
+import java.io.InputStream;
+import java.net.URI;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.security.MessageDigest;
+import java.security.NoSuchAlgorithmException;
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.HexFormat;
+import java.util.List;
+import java.util.Map;
+import java.util.Random;
+import java.util.Set;
+import java.util.TreeMap;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import java.util.stream.Stream;
+
+/**
+ * One trial of a fault case: a fresh fleet of honest node processes reading S3 through the matrix's fault proxy,
+ * each on a port of its own (so the bytes each one read are counted), the fault's moment, and what each node ended
+ * with.
+ */
+final class MatrixTrial implements AutoCloseable {
+
+    private static final Pattern KIND = Pattern.compile("^([\\w.$]+)(?::|$)");
+
+    final FaultMatrix matrix;
+    final ChaosContext context;
+    final NodeFleet fleet;
+    final Random random;
+    final int index;
+    final String secret = StrangerScenario.randomSecret();
+    private final Set<Integer> killed = new HashSet<>();
+    private final Set<Integer> restarted = new HashSet<>();
+    private final long[] exitEpochMillis;
+    private final Map<Integer, Long> s3BytesBeforeRestart = new TreeMap<>();
+    private final List<AutoCloseable> closeables = new ArrayList<>();
+    /** When the fault struck (epoch millis); null: from the start (measured from each node's fetch). */
+    volatile Long faultEpochMillis;
+    final Map<String, Long> counts = new TreeMap<>();
+    final StringBuilder notes = new StringBuilder();
+    private long startNanos;
+
+    MatrixTrial(FaultMatrix matrix, ChaosContext context, FaultCase c, int index, long seed) throws IOException {
+        this.matrix = matrix;
+        this.context = context;
+        this.index = index;
+        this.random = new Random(seed);
+        this.fleet = context.fleet(c.name() + "/trial-" + index, context.nodes(), c.otherMembers());
+        this.exitEpochMillis = new long[context.nodes()];
+        fleet.env("S3BROADCAST_SECRET", secret).linger(matrix.linger());
+        for (int i = 0; i < context.nodes(); i++) {
+            fleet.endpoint(i, matrix.s3Port("node-" + i));
+        }
+    }
+
+    int nodes() {
+        return context.nodes();
+    }
+
+    /** Closed with the trial (relays, adversaries). */
+    <T extends AutoCloseable> T closeLater(T c) {
+        closeables.add(c);
+        return c;
+    }
+
+    void count(String what, long n) {
+        counts.merge(what, n, Long::sum);
+    }
+
+    void startAll() throws IOException {
+        startNanos = System.nanoTime();
+        for (int i = 0; i < nodes(); i++) {
+            start(i);
+        }
+    }
+
+    private void start(int i) throws IOException {
+        fleet.start(i);
+        fleet.process(i).onExit().thenRun(() -> exitEpochMillis[i] = System.currentTimeMillis());
+    }
+
+    /** Waits until the first ranged GET of this trial reached the proxy: the nodes are fetching. */
+    void awaitFetching() throws InterruptedException {
+        CountDownLatch first = matrix.firstGet();
+        if (!first.await(60, TimeUnit.SECONDS)) {
+            notes.append("no GET reached S3 within 60 s; ");
+        }
+    }
+
+    /** Waits a random time up to {@code maxMillis}: the fault's moment (not a synchronisation). */
+    void randomPause(long maxMillis) throws InterruptedException {
+        Thread.sleep((long) (random.nextDouble() * maxMillis));
+    }
+
+    void faultNow() {
+        if (faultEpochMillis == null) {
+            faultEpochMillis = System.currentTimeMillis();
+        }
+    }
+
+    /** kill -9 of node {@code i}'s process; true if it was still running. */
+    boolean kill(int i) throws InterruptedException {
+        Process p = fleet.process(i);
+        boolean alive = p.isAlive();
+        faultNow();
+        p.destroyForcibly(); // SIGKILL
+        p.waitFor(30, TimeUnit.SECONDS);
+        killed.add(i);
+        if (!alive) {
+            notes.append("node-").append(i).append(" had exited before its kill; ");
+        }
+        return alive;
+    }
+
+    /** Starts node {@code i} again, same destination, port and id, reading S3 on a port of its own. */
+    void restart(int i) throws IOException {
+        String label = "restart-" + i;
+        URI port = matrix.s3Port(label);
+        s3BytesBeforeRestart.put(i, matrix.s3Bytes(label));
+        fleet.endpoint(i, port);
+        restarted.add(i);
+        start(i);
+    }
+
+    boolean killedForGood(int i) {
+        return killed.contains(i) && !restarted.contains(i);
+    }
+
+    boolean restarted(int i) {
+        return restarted.contains(i);
+    }
+
+    /** Waits for every node (the node timeout from the trial's start), killing the ones that hang. */
+    List<NodeOutcome> await(FaultCase c) throws InterruptedException, IOException {
+        long deadline = startNanos + context.nodeTimeout().toNanos();
+        boolean[] hung = new boolean[nodes()];
+        for (int i = 0; i < nodes(); i++) {
+            Process p = fleet.process(i);
+            long left = Math.max(0, deadline - System.nanoTime());
+            if (!p.waitFor(left, TimeUnit.NANOSECONDS)) {
+                hung[i] = true;
+                p.destroyForcibly();
+                p.waitFor(30, TimeUnit.SECONDS);
+            }
+        }
+        List<NodeOutcome> outcomes = new ArrayList<>();
+        for (int i = 0; i < nodes(); i++) {
+            outcomes.add(outcome(c, i, hung[i]));
+        }
+        return outcomes;
+    }
+
+    private NodeOutcome outcome(FaultCase c, int i, boolean hung) throws IOException {
+        JsonNode json = killedForGood(i) ? null : lastJson(fleet.dir().resolve(fleet.logName(i) + ".out"));
+        String error = json == null ? null : json.path("error").isNull() ? null : json.path("error").asText(null);
+        String status;
+        if (killedForGood(i)) {
+            status = "killed";
+        } else if (hung) {
+            status = "hung";
+        } else if (json == null) {
+            status = "no-result";
+            error = "exit " + fleet.process(i).exitValue() + " without a result line";
+        } else if (error != null) {
+            status = "failed";
+        } else {
+            status = context.sha256().equals(json.path("sha256").asText()) ? "completed" : "failed";
+            error = status.equals("failed") ? "reported SHA-256 " + json.path("sha256").asText() : null;
+        }
+        String kind = status.equals("hung") ? "hung" : error == null ? null : kind(status, error);
+        Path out = fleet.out(i);
+        Path dest = out.resolve(destinationName(context.key()));
+        String destination = destination(dest);
+        List<String> leftovers = new ArrayList<>();
+        if (Files.isDirectory(out)) {
+            try (Stream<Path> files = Files.walk(out)) {
+                files.filter(Files::isRegularFile).filter(f -> !f.equals(dest))
+                        .forEach(f -> leftovers.add(out.relativize(f).toString()));
+            }
+        }
+        Double detect = null;
+        Double doneAfter = null;
+        if (status.equals("failed") || status.equals("hung") || status.equals("no-result")) {
+            long from = faultEpochMillis != null ? faultEpochMillis
+                    : json != null ? json.path("process").path("startEpochMillis").asLong(0) : 0;
+            long to = hung ? from + context.nodeTimeout().toMillis() : exitEpochMillis[i];
+            detect = from > 0 && to > 0 ? Math.max(0, to - from) / 1e3 : null;
+        } else if (status.equals("completed") && faultEpochMillis != null) {
+            long done = json.path("process").path("doneEpochMillis").asLong(0);
+            doneAfter = done > 0 ? (done - faultEpochMillis) / 1e3 : null;
+        }
+        Long s3After = restarted.contains(i) ? matrix.s3Bytes("restart-" + i) - s3BytesBeforeRestart.get(i) : null;
+        boolean could = c.canComplete(this, i);
+        return new NodeOutcome(status, kind, error, could, destination, leftovers, detect, doneAfter, s3After);
+    }
+
+    /** The kind of an error line: the exception's simple name ({@code ObjectChanged}, {@code SdkClientException}). */
+    static String kind(String status, String error) {
+        Matcher m = KIND.matcher(error);
+        if (!status.equals("failed") || !m.find()) {
+            return status;
+        }
+        String name = m.group(1);
+        return name.substring(Math.max(name.lastIndexOf('.'), name.lastIndexOf('$')) + 1);
+    }
+
+    private String destination(Path dest) throws IOException {
+        if (!Files.exists(dest)) {
+            return "absent";
+        }
+        if (Files.size(dest) != context.size()) {
+            return "partial";
+        }
+        return sha256(dest).equals(context.sha256()) ? "exact" : "wrong";
+    }
+
+    static Path destinationName(String key) {
+        String name = key.substring(key.lastIndexOf('/') + 1);
+        return Path.of(name.isEmpty() || name.equals(".") || name.equals("..") ? "object" : name);
+    }
+
+    static String sha256(Path file) throws IOException {
+        try (InputStream in = Files.newInputStream(file)) {
+            MessageDigest md = MessageDigest.getInstance("SHA-256");
+            byte[] buf = new byte[1 << 16];
+            int n;
+            while ((n = in.read(buf)) > 0) {
+                md.update(buf, 0, n);
+            }
+            return HexFormat.of().formatHex(md.digest());
+        } catch (NoSuchAlgorithmException e) {
+            throw new IllegalStateException(e);
+        }
+    }
+
+    private static JsonNode lastJson(Path out) throws IOException {
+        if (!Files.exists(out)) {
+            return null;
+        }
+        List<String> lines = Files.readAllLines(out).stream().filter(l -> l.startsWith("{")).toList();
+        return lines.isEmpty() ? null : new ObjectMapper().readTree(lines.get(lines.size() - 1));
+    }
+
+    @Override
+    public void close() {
+        for (AutoCloseable c : closeables) {
+            try {
+                c.close();
+            } catch (Exception e) {
+                notes.append("closing ").append(c).append(": ").append(e).append("; ");
+            }
+        }
+        fleet.close();
+    }
+}
