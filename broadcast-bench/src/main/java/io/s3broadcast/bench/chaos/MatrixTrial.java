@@ -40,6 +40,7 @@ final class MatrixTrial implements AutoCloseable {
     final String secret = StrangerScenario.randomSecret();
     private final Set<Integer> killed = new HashSet<>();
     private final Set<Integer> restarted = new HashSet<>();
+    private final java.util.concurrent.CompletableFuture<?>[] exits;
     private final long[] exitEpochMillis;
     private final Map<Integer, Long> s3BytesBeforeRestart = new TreeMap<>();
     private final List<AutoCloseable> closeables = new ArrayList<>();
@@ -56,6 +57,7 @@ final class MatrixTrial implements AutoCloseable {
         this.random = new Random(seed);
         this.fleet = context.fleet(c.name() + "/trial-" + index, context.nodes(), c.otherMembers());
         this.exitEpochMillis = new long[context.nodes()];
+        this.exits = new java.util.concurrent.CompletableFuture<?>[context.nodes()];
         fleet.env("S3BROADCAST_SECRET", secret).linger(matrix.linger());
         for (int i = 0; i < context.nodes(); i++) {
             fleet.endpoint(i, matrix.s3Port("node-" + i));
@@ -85,7 +87,7 @@ final class MatrixTrial implements AutoCloseable {
 
     private void start(int i) throws IOException {
         fleet.start(i);
-        fleet.process(i).onExit().thenRun(() -> exitEpochMillis[i] = System.currentTimeMillis());
+        exits[i] = fleet.process(i).onExit().thenRun(() -> exitEpochMillis[i] = System.currentTimeMillis());
     }
 
     /** Waits until the first ranged GET of this trial reached the proxy: the nodes are fetching. */
@@ -151,6 +153,11 @@ final class MatrixTrial implements AutoCloseable {
                 p.destroyForcibly();
                 p.waitFor(30, TimeUnit.SECONDS);
             }
+            try {
+                exits[i].get(30, TimeUnit.SECONDS); // its exit time is recorded
+            } catch (java.util.concurrent.ExecutionException | java.util.concurrent.TimeoutException e) {
+                notes.append("node-").append(i).append("'s exit time is unknown; ");
+            }
         }
         List<NodeOutcome> outcomes = new ArrayList<>();
         for (int i = 0; i < nodes(); i++) {
@@ -183,7 +190,8 @@ final class MatrixTrial implements AutoCloseable {
         List<String> leftovers = new ArrayList<>();
         if (Files.isDirectory(out)) {
             try (Stream<Path> files = Files.walk(out)) {
-                files.filter(Files::isRegularFile).filter(f -> !f.equals(dest))
+                Path record = out.resolve("." + dest.getFileName() + ".s3broadcast"); // the library's record of a fetch
+                files.filter(Files::isRegularFile).filter(f -> !f.equals(dest) && !f.equals(record))
                         .forEach(f -> leftovers.add(out.relativize(f).toString()));
             }
         }

@@ -12,7 +12,8 @@ import java.util.List;
  * @param couldComplete whether it could have completed, given the fault
  * @param destination what is at its destination path: {@code exact}, {@code absent}, {@code wrong} (the object's
  *     size, another SHA-256) or {@code partial} (another size)
- * @param leftovers other files in its destination directory after it exited (temporary files)
+ * @param leftovers other files in its destination directory after it exited (temporary files), besides the
+ *     library's record of a completed fetch ({@code .NAME.s3broadcast})
  * @param detectSeconds a failed or hung node: from the fault (or its fetch's start, when the fault was there from
  *     the start) to its exit; else null
  * @param doneAfterFaultSeconds a completed node: from the fault to its file in place; else null
