@@ -66,6 +66,36 @@ class ChaosIT {
         assertThat(run.exitCode()).isZero();
     }
 
+    /**
+     * A smoke run of the fault matrix, 2 trials per case of 3 nodes and a 4 MiB object: a node killed mid-run (and
+     * one started again), the object replaced mid-run, access denied. Nothing wrong or partial at a destination,
+     * every node that could complete did, and every failure is the clear error its case expects.
+     */
+    @org.junit.jupiter.api.Test
+    void theFaultMatrixSmoke(@TempDir Path dir) throws Exception {
+        BenchCliIT.Run run = BenchCliIT.execute("chaos", "--nodes", "3", "--size", "4MiB", "--trials", "2",
+                "--kill", "0.34", "--restart", "--replace-object", "--deny-access", "--s3-rate", "4MiB",
+                "--handshake-timeout", "2s", "--node-timeout", "2m", "--work-dir", dir.toString());
+        List<JsonNode> lines = run.jsonLines();
+        assertThat(lines).as(run.out()).extracting(l -> l.path("case").asText())
+                .containsExactly("kill", "kill-restart", "replace-object", "deny-access");
+        for (JsonNode r : lines) {
+            assertThat(r.path("trials").asInt()).isEqualTo(2);
+            assertThat(r.path("wrongBytes").asInt()).as(run.out()).isZero();
+            assertThat(r.path("partialFiles").asInt()).as(run.out()).isZero();
+            assertThat(r.path("completed").asInt()).as(run.out()).isEqualTo(r.path("couldComplete").asInt());
+            assertThat(r.path("errorsByKind").has("hung")).as(run.out()).isFalse();
+        }
+        assertThat(lines.get(0).path("killed").asInt()).as(run.out()).isEqualTo(2);
+        assertThat(lines.get(1).path("restarted").asInt()).as(run.out()).isEqualTo(2);
+        assertThat(lines.get(1).path("restartedCompleted").asInt()).as(run.out()).isEqualTo(2);
+        // A node may finish before the object changes; every other one fails naming the change.
+        assertThat(lines.get(2).path("errorsByKind").path("ObjectChanged").asInt()
+                + lines.get(2).path("completed").asInt()).as(run.out()).isEqualTo(6);
+        assertThat(lines.get(3).path("errorsByKind").path("AccessDenied").asInt()).as(run.out()).isEqualTo(6);
+        assertThat(run.exitCode()).as(run.out()).isZero();
+    }
+
     /** Runs one scenario with 2 nodes and a 3 MiB object; checks it printed one JSON line, for that scenario. */
     private static BenchCliIT.Run chaos(String scenario, Path dir) throws Exception {
         BenchCliIT.Run run = BenchCliIT.execute("chaos", "--scenario", scenario, "--nodes", "2", "--size", "3MiB",
