@@ -75,7 +75,7 @@ class ChaosIT {
     void theFaultMatrixSmoke(@TempDir Path dir) throws Exception {
         BenchCliIT.Run run = BenchCliIT.execute("chaos", "--nodes", "3", "--size", "4MiB", "--trials", "2",
                 "--kill", "0.34", "--restart", "--replace-object", "--deny-access", "--s3-rate", "4MiB",
-                "--handshake-timeout", "2s", "--node-timeout", "2m", "--work-dir", dir.toString());
+                "--node-timeout", "3m", "--work-dir", dir.toString());
         List<JsonNode> lines = run.jsonLines();
         assertThat(lines).as(run.out()).extracting(l -> l.path("case").asText())
                 .containsExactly("kill", "kill-restart", "replace-object", "deny-access");

@@ -48,7 +48,8 @@ final class MatrixTrial implements AutoCloseable {
     volatile Long faultEpochMillis;
     final Map<String, Long> counts = new TreeMap<>();
     final StringBuilder notes = new StringBuilder();
-    private long startNanos;
+    /** Per node: when its latest process started (a restart gets the whole node timeout too). */
+    private long[] startedNanos;
 
     MatrixTrial(FaultMatrix matrix, ChaosContext context, FaultCase c, int index, long seed) throws IOException {
         this.matrix = matrix;
@@ -79,7 +80,7 @@ final class MatrixTrial implements AutoCloseable {
     }
 
     void startAll() throws IOException {
-        startNanos = System.nanoTime();
+        startedNanos = new long[nodes()];
         for (int i = 0; i < nodes(); i++) {
             start(i);
         }
@@ -87,6 +88,7 @@ final class MatrixTrial implements AutoCloseable {
 
     private void start(int i) throws IOException {
         fleet.start(i);
+        startedNanos[i] = System.nanoTime();
         exits[i] = fleet.process(i).onExit().thenRun(() -> exitEpochMillis[i] = System.currentTimeMillis());
     }
 
@@ -143,9 +145,9 @@ final class MatrixTrial implements AutoCloseable {
 
     /** Waits for every node (the node timeout from the trial's start), killing the ones that hang. */
     List<NodeOutcome> await(FaultCase c) throws InterruptedException, IOException {
-        long deadline = startNanos + context.nodeTimeout().toNanos();
         boolean[] hung = new boolean[nodes()];
         for (int i = 0; i < nodes(); i++) {
+            long deadline = startedNanos[i] + context.nodeTimeout().toNanos();
             Process p = fleet.process(i);
             long left = Math.max(0, deadline - System.nanoTime());
             if (!p.waitFor(left, TimeUnit.NANOSECONDS)) {
@@ -197,10 +199,10 @@ final class MatrixTrial implements AutoCloseable {
         }
         Double detect = null;
         Double doneAfter = null;
-        if (status.equals("failed") || status.equals("hung") || status.equals("no-result")) {
+        if (status.equals("failed") || status.equals("no-result")) {
             long from = faultEpochMillis != null ? faultEpochMillis
                     : json != null ? json.path("process").path("startEpochMillis").asLong(0) : 0;
-            long to = hung ? from + context.nodeTimeout().toMillis() : exitEpochMillis[i];
+            long to = exitEpochMillis[i];
             detect = from > 0 && to > 0 ? Math.max(0, to - from) / 1e3 : null;
         } else if (status.equals("completed") && faultEpochMillis != null) {
             long done = json.path("process").path("doneEpochMillis").asLong(0);

@@ -14,7 +14,7 @@ import java.util.List;
  *     size, another SHA-256) or {@code partial} (another size)
  * @param leftovers other files in its destination directory after it exited (temporary files), besides the
  *     library's record of a completed fetch ({@code .NAME.s3broadcast})
- * @param detectSeconds a failed or hung node: from the fault (or its fetch's start, when the fault was there from
+ * @param detectSeconds a failed node (not a hung one): from the fault (or its fetch's start, when the fault was there from
  *     the start) to its exit; else null
  * @param doneAfterFaultSeconds a completed node: from the fault to its file in place; else null
  * @param s3BytesAfterRestart a restarted node: bytes it read from S3 after the restart (at the proxy); else null
