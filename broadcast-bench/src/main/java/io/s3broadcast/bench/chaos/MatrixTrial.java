@@ -55,7 +55,8 @@ final class MatrixTrial implements AutoCloseable {
         this.matrix = matrix;
         this.context = context;
         this.index = index;
-        this.random = new Random(seed);
+        // Scrambled: java.util.Random's first draws from nearby seeds are alike (every trial would cut node-1).
+        this.random = new Random(new java.util.SplittableRandom(seed).nextLong());
         this.fleet = context.fleet(c.name() + "/trial-" + index, context.nodes(), c.otherMembers());
         this.exitEpochMillis = new long[context.nodes()];
         this.exits = new java.util.concurrent.CompletableFuture<?>[context.nodes()];
