@@ -463,6 +463,8 @@ public final class FaultCases {
         public void inject(MatrixTrial t) throws Exception {
             byte[] other = new byte[(int) t.context.size()];
             t.random.nextBytes(other);
+            t.replacementSha256 = java.util.HexFormat.of().formatHex(
+                    java.security.MessageDigest.getInstance("SHA-256").digest(other));
             t.awaitFetching();
             t.randomPause(WINDOW_MILLIS / 3);
             try (S3Client client = client(t.context)) {
