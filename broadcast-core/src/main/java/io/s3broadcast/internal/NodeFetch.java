@@ -153,8 +153,16 @@ final class NodeFetch implements FetchHandle {
                 .userMetadata(info.metadata().userMetadata());
     }
 
+    /**
+     * Fails the fetch. What it wrote is cleaned up first, so a caller that sees the failure finds nothing left
+     * behind that is not meant to stay (a caller's own cancellation is cleaned up just after it).
+     */
     void fail(Throwable error) {
-        result.completeExceptionally(unwrap(error));
+        Throwable cause = unwrap(error);
+        if (!result.isDone()) {
+            cleanUp(cause);
+        }
+        result.completeExceptionally(cause);
     }
 
     private ObjectInfo prepare(ObjectInfo info, Path destination) {
