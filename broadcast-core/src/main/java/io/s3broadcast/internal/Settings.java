@@ -195,7 +195,8 @@ record Settings(
                 c.positiveInt("maxPendingConnections").orElse(PeerLimits.DEFAULT_MAX_PENDING_CONNECTIONS),
                 c.positiveInt("maxPeers").orElse(PeerLimits.DEFAULT_MAX_PEERS),
                 c.duration("requestTimeout").orElse(PeerLimits.DEFAULT_REQUEST_TIMEOUT),
-                c.size("serveRatePerPeer").orElse(0L));
+                c.size("serveRatePerPeer").orElse(0L),
+                c.duration("peerIdleTimeout").orElse(PeerLimits.DEFAULT_PEER_IDLE_TIMEOUT));
     }
 
     /** Piece sizes the checksums and the peer protocol are tuned for; outside them {@code build()} fails. */

@@ -171,9 +171,7 @@ final class Failures {
         String why = describe(cause);
         switch (kind) {
             case OBJECT_CHANGED:
-                return new BroadcastException.ObjectChanged(object + " changed while it was being fetched: reading "
-                        + what + " with If-Match: " + eTag + " got " + why + "; the object was replaced, fetch again "
-                        + "to get the new version", cause);
+                return objectChanged(object, what, eTag, cause, null);
             case NOT_FOUND:
                 String missing = isNoSuchBucket(cause) ? "bucket " + bucket + " does not exist" : object + " does not exist";
                 return new BroadcastException.ObjectNotFound(missing + " (" + why + ", reading " + what + ")", cause);
@@ -187,6 +185,18 @@ final class Failures {
             default:
                 return new BroadcastException(what + " of " + object + " failed: " + why + " (not retried)", cause);
         }
+    }
+
+    /**
+     * The error for a read pinned to {@code eTag} that S3 refused because the object changed.
+     *
+     * @param now what is known of the object now: {@code ETag "…"}, or why it could not be read; null to say nothing
+     */
+    static BroadcastException.ObjectChanged objectChanged(String object, String what, String eTag, Throwable cause,
+            String now) {
+        return new BroadcastException.ObjectChanged(object + " changed while it was being fetched: reading " + what
+                + " with If-Match: " + eTag + " got " + describe(cause) + "; the object was replaced"
+                + (now == null ? "" : " (" + now + ")") + ", fetch again to get the new version", cause);
     }
 
     static boolean isNoSuchBucket(Throwable failure) {

@@ -1,6 +1,7 @@
 package io.s3broadcast.s3;
 
 import io.s3broadcast.BroadcastException;
+import io.s3broadcast.spi.ObjectInfo;
 import io.s3broadcast.spi.PieceLayout;
 import io.s3broadcast.spi.PieceRun;
 import java.time.Duration;
@@ -15,6 +16,7 @@ import java.util.function.LongConsumer;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import software.amazon.awssdk.services.s3.model.GetObjectRequest;
+import software.amazon.awssdk.services.s3.model.HeadObjectRequest;
 
 /**
  * Reads one {@link PieceRun} with ranged GETs pinned to the object's ETag, retrying until every piece of
@@ -199,6 +201,28 @@ final class RangeReader {
         }
     }
 
+    /**
+     * The object changed under a read of {@code range} (412 to its If-Match): fails with an error naming the ETag
+     * it was fetched at and the one it has now, read by a HEAD bounded by the first-byte timeout (or why that
+     * HEAD failed).
+     */
+    private void objectChanged(String range, Throwable cause) {
+        ObjectInfo o = ctx.object();
+        Duration timeout = ctx.firstByteTimeout();
+        CompletableFuture<String> now;
+        try {
+            now = ctx.client().headObject(S3ReadOptions.apply(HeadObjectRequest.builder().bucket(o.bucket())
+                            .key(o.key()).overrideConfiguration(c -> c.apiCallTimeout(timeout)), o.options()).build())
+                    .thenApply(h -> "it now has ETag " + h.eTag() + ", " + h.contentLength() + " bytes");
+        } catch (RuntimeException e) {
+            now = CompletableFuture.failedFuture(e);
+        }
+        now.orTimeout(timeout.toMillis() + 1_000, TimeUnit.MILLISECONDS)
+                .exceptionally(e -> "its new ETag could not be read: " + Failures.describe(Failures.unwrap(e)))
+                .thenAccept(text -> done.completeExceptionally(Failures.objectChanged(ctx.name(), range, o.eTag(),
+                        cause, text)));
+    }
+
     private void attemptEnded(Attempt a, Throwable failure) {
         synchronized (this) {
             received += a.writer.received();
@@ -220,6 +244,10 @@ final class RangeReader {
         Failures.Kind kind = Failures.classify(failure);
         if (kind == Failures.Kind.CANCELLED) {
             done.completeExceptionally(Failures.unwrap(failure));
+            return;
+        }
+        if (kind == Failures.Kind.OBJECT_CHANGED) {
+            objectChanged(a.writer.range(), Failures.unwrap(failure));
             return;
         }
         if (kind != Failures.Kind.RETRY) {

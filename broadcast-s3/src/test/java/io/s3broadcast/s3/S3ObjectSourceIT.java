@@ -226,6 +226,8 @@ class S3ObjectSourceIT {
                     .isInstanceOf(BroadcastException.ObjectChanged.class)
                     .hasMessageContaining("s3://" + s3.bucket() + "/" + object.key())
                     .hasMessageContaining(info.eTag())
+                    .hasMessageContaining("it now has ETag " + source.head(s3.bucket(), object.key())
+                            .get(1, TimeUnit.MINUTES).eTag())
                     .hasMessageContaining("fetch again");
             assertThat(store.presentCount()).isEqualTo(1);
         }

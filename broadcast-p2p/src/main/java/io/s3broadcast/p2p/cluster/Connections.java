@@ -130,7 +130,7 @@ final class Connections implements GroupRouter.Target {
 
     /** The exchange handler of a new connection, dialled to {@code dialed} or (null) inbound. */
     PeerHandler handler(NodeInfo dialed) {
-        return new PeerHandler(this, dialed, cluster.config().limits().serveBytesPerSecond());
+        return new PeerHandler(this, dialed, cluster.config().limits());
     }
 
     /** Called by the router on the channel's loop: installs this run's handlers on an inbound channel. */

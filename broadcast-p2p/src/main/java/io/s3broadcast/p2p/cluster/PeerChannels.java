@@ -32,7 +32,7 @@ import org.slf4j.LoggerFactory;
 
 /**
  * The run's peer channels: dials a member, or adopts an inbound connection the router hands over, with the run's
- * pipeline (TLS if configured, the protocol handlers, the idle handler, the exchange handler); and closes them all
+ * pipeline (the liveness handler, TLS if configured, the protocol handlers, the exchange handler); and closes them all
  * at the end with a {@code GOODBYE}; logs failed handshakes (a failed proof of the secret once per host).
  * Thread-safe: channels are tracked from their own loops.
  */
@@ -110,7 +110,7 @@ final class PeerChannels {
 
     private void install(Channel ch, PeerPipeline.Side side, PeerHandler handler) {
         pipeline.get().configure(ch.pipeline(), side);
-        ch.pipeline().addLast(PeerHandler.IDLE, PeerHandler.idleHandler());
+        ch.pipeline().addFirst(LivenessHandler.NAME, handler.livenessHandler());
         ch.pipeline().addLast(PeerPipeline.EXCHANGE, handler);
         linkHook.accept(ch.pipeline());
     }

@@ -3,9 +3,6 @@ package io.s3broadcast.p2p.cluster;
 import io.netty.channel.ChannelFutureListener;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInboundHandlerAdapter;
-import io.netty.handler.timeout.IdleState;
-import io.netty.handler.timeout.IdleStateEvent;
-import io.netty.handler.timeout.IdleStateHandler;
 import io.netty.util.ReferenceCountUtil;
 import io.s3broadcast.p2p.protocol.Cancel;
 import com.google.common.util.concurrent.RateLimiter;
@@ -16,6 +13,7 @@ import io.s3broadcast.p2p.protocol.KeepAlive;
 import io.s3broadcast.p2p.protocol.PeerMessage;
 import io.s3broadcast.p2p.protocol.Request;
 import io.s3broadcast.registry.NodeInfo;
+import io.s3broadcast.spi.PeerLimits;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -29,17 +27,6 @@ final class PeerHandler extends ChannelInboundHandlerAdapter implements PeerLink
 
     private static final Logger LOG = LoggerFactory.getLogger(PeerHandler.class);
 
-    /** Name of the idle handler, between the protocol handlers and this one. */
-    static final String IDLE = "idle";
-    /** A {@code KEEP_ALIVE} goes out after this long without sending. */
-    static final int KEEP_ALIVE_SECONDS = 30;
-    /** The connection is closed after this long without receiving anything. */
-    static final int IDLE_TIMEOUT_SECONDS = 120;
-
-    static IdleStateHandler idleHandler() {
-        return new IdleStateHandler(IDLE_TIMEOUT_SECONDS, KEEP_ALIVE_SECONDS, 0);
-    }
-
     final Connections run;
     /** The member this side dialled, or null for an inbound connection. */
     final NodeInfo dialed;
@@ -52,10 +39,22 @@ final class PeerHandler extends ChannelInboundHandlerAdapter implements PeerLink
     /** Bytes per second served to the peer at most, or null for no limit; on the channel's loop only. */
     private final RateLimiter serveRate;
 
-    PeerHandler(Connections run, NodeInfo dialed, long serveBytesPerSecond) {
+    /** Nanoseconds: a {@code KEEP_ALIVE} after this long without sending; dead after this long without a byte. */
+    private final long keepAliveNanos;
+    private final long idleTimeoutNanos;
+
+    PeerHandler(Connections run, NodeInfo dialed, PeerLimits limits) {
         this.run = run;
         this.dialed = dialed;
+        long serveBytesPerSecond = limits.serveBytesPerSecond();
         this.serveRate = serveBytesPerSecond > 0 ? RateLimiter.create(serveBytesPerSecond) : null;
+        this.keepAliveNanos = limits.keepAliveInterval().toNanos();
+        this.idleTimeoutNanos = limits.peerIdleTimeout().toNanos();
+    }
+
+    /** The connection's liveness handler, first in its pipeline: keep-alives, and closing a silent connection. */
+    LivenessHandler livenessHandler() {
+        return new LivenessHandler(keepAliveNanos, idleTimeoutNanos, System::nanoTime, () -> peerId != null, this);
     }
 
     /** Whether {@code bytes} more may be served now under the per-peer serve rate. */
@@ -71,15 +70,6 @@ final class PeerHandler extends ChannelInboundHandlerAdapter implements PeerLink
 
     @Override
     public void userEventTriggered(ChannelHandlerContext ctx, Object evt) {
-        if (evt instanceof IdleStateEvent idle) {
-            if (idle.state() == IdleState.WRITER_IDLE) {
-                ctx.writeAndFlush(KeepAlive.INSTANCE, ctx.voidPromise());
-            } else if (idle.state() == IdleState.READER_IDLE) {
-                LOG.info("closing the connection to {}: nothing received for {} s", this, IDLE_TIMEOUT_SECONDS);
-                ctx.close();
-            }
-            return;
-        }
         if (evt instanceof HandshakeCompleted hc) {
             run.authenticated(ctx.channel());
             peerId = hc.peerNodeId();

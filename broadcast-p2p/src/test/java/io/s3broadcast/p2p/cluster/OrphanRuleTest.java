@@ -103,6 +103,21 @@ class OrphanRuleTest {
     }
 
     @Test
+    void aMemberWhoseConnectionWasClosedAsSilentIsNoSurvivorThoughTheRegistryStillListsIt() {
+        // c is alive but unreachable: its connection closed for idleness, the registry still lists it, and the
+        // registry reporting it again (a poll) does not make it awaited again.
+        peers.remove("c");
+        assertThat(membership.joined(new NodeInfo("c", "127.0.0.1", 1), false)).isFalse();
+        assertThat(membership.isMember("c")).isTrue();
+        assertThat(rule.peersOutOfWork()).isTrue();
+        rule.check();
+        time.advance(SETTLE);
+        rule.check();
+        // a and b share 4..7 at once, without waiting for the registry to drop c: b, the second, takes 6 and 7.
+        assertThat(run.taken).containsExactly(List.of(new PieceRun(6, 8)));
+    }
+
+    @Test
     void aMemberThatLeftIsNoSurvivorAndWhatOnlyItHadIsOrphaned() {
         peers.remove("c");
         membership.left(new NodeInfo("c", "127.0.0.1", 1));

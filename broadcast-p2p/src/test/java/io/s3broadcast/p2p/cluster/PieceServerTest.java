@@ -63,7 +63,7 @@ class PieceServerTest {
         store.completePiece(0, 0);
         store.completePiece(1, 0);
         server = new PieceServer(store, recording, choke, banned::contains, quarantine, exchangedWith, 2, closing::get);
-        handler = new PeerHandler(null, null, 0);
+        handler = new PeerHandler(null, null, io.s3broadcast.spi.PeerLimits.defaults());
         channel = new EmbeddedChannel(handler);
         handler.peerId = "b";
         choke.peerConnected("b");
