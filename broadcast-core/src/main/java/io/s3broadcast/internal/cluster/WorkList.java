@@ -144,6 +144,28 @@ public final class WorkList implements PieceQueue, SourcePieces {
     }
 
     /**
+     * Empties the list and returns, in list order, the runs of pieces not stored yet: what a node whose S3
+     * reads failed hands to the cluster. Call it with nothing in flight ({@link #requeueInFlight} first).
+     */
+    public synchronized List<PieceRun> releaseAll() {
+        List<PieceRun> out = new ArrayList<>();
+        for (Work w : list) {
+            int rel = w.stored.nextClearBit(0);
+            while (rel < w.count()) {
+                int end = w.stored.nextSetBit(rel);
+                if (end < 0 || end > w.count()) {
+                    end = w.count();
+                }
+                out.add(new PieceRun(w.first + rel, w.first + end));
+                rel = w.stored.nextClearBit(end);
+            }
+        }
+        list.clear();
+        byFirst.clear();
+        return out;
+    }
+
+    /**
      * Answers a {@code giveWork}: removes and returns, in list order, the last {@code ceil(u / 2)} works of the
      * list that are not started, where {@code u} is their number; with one unstarted work or none, the back
      * half of the queued tail of the last work that has two or more queued pieces (see the class comment);

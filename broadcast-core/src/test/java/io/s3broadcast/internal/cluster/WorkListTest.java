@@ -198,6 +198,20 @@ class WorkListTest {
     }
 
     @Test
+    void releaseAllEmptiesTheListAndReturnsTheUnstoredRuns() {
+        WorkList list = new WorkList(100, List.of(new PieceRun(0, 10), new PieceRun(20, 24)));
+        list.poll(10);
+        list.pieceStored(3);
+        list.pieceStored(4);
+        list.pieceStored(9);
+        list.requeueInFlight();
+        assertThat(list.releaseAll()).containsExactly(new PieceRun(0, 3), new PieceRun(5, 9), new PieceRun(20, 24));
+        assertThat(list.isEmpty()).isTrue();
+        assertThat(list.poll(10)).isNull();
+        assertThat(list.pieceStored(20)).isFalse();
+    }
+
+    @Test
     void constructorRejectsOverlapsAndWorksOutsideTheObject() {
         assertThatThrownBy(() -> new WorkList(100, List.of(new PieceRun(0, 10), new PieceRun(9, 12))))
                 .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("overlaps");

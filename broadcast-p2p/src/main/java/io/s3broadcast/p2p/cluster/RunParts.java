@@ -89,7 +89,7 @@ final class RunParts {
         Repairs.Sampler sampler = samples -> SpotCheck.run(samples, task.source(), task.object(), store, cluster.disk(),
                 task.listener());
         plan = ClusterPlan.of(task.strategy());
-        SourceListener s3Listener = s3Listener(run, task);
+        SourceListener s3Listener = s3Listener(run, task, this::s3Progress);
         phase1 = new ShareFetcher(config.nodeId(), plan, pieceCount, new Random(seed(config.nodeId(), 1)),
                 phaseOneRun(run, peers), (queue, reads) -> task.source().fetch(task.object(), queue, store, s3Listener,
                 reads), run::execute, loop, config.ticker());
@@ -165,10 +165,17 @@ final class RunParts {
     }
 
     /** The S3 fetch's events: to the listener, and each stored piece to the run's loop. */
-    private static SourceListener s3Listener(NodeRun run, ClusterTask task) {
+    /** Bytes came from S3 (on an S3 thread): phase 1's fetch makes progress. */
+    private void s3Progress() {
+        phase1.s3Progress();
+    }
+
+    /** @param progress told (on an S3 thread) when bytes arrived from S3 */
+    private static SourceListener s3Listener(NodeRun run, ClusterTask task, Runnable progress) {
         return new SourceListener() {
             @Override
             public void bytesReceived(long bytes) {
+                progress.run();
                 task.listener().bytesReceived(bytes);
             }
 
@@ -215,6 +222,11 @@ final class RunParts {
             @Override
             public void phase2Starts() {
                 exchange.pumpAll();
+            }
+
+            @Override
+            public boolean peersFetching() {
+                return peers.values().stream().anyMatch(p -> !p.done);
             }
 
             @Override

@@ -40,6 +40,11 @@ final class Phase1Fixture {
             }
 
             @Override
+            public boolean peersFetching() {
+                return false;
+            }
+
+            @Override
             public void failed(Throwable error) {
                 throw new AssertionError(error);
             }

@@ -2,6 +2,7 @@ package io.s3broadcast.p2p.cluster;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.s3broadcast.BroadcastException;
 import io.s3broadcast.Strategy;
 import io.s3broadcast.internal.cluster.ClusterPlan;
 import io.s3broadcast.internal.cluster.Shares;
@@ -223,6 +224,133 @@ class ShareFetcherTest {
     }
 
     @Test
+    void aFetchFailedPastRetriesWithPeersGivesTheShareToThievesAndTheNodeGoesOnWithoutS3() {
+        run.peers.add("b");
+        ShareFetcher f = fetcher(Strategy.STEAL);
+        f.begin(share(1), SIZING, new Bitfield(PIECES));
+        s3.poll(f, 2);
+        f.pieceStored(8, true);
+        s3.last.completeExceptionally(new BroadcastException("bytes ... failed after 10 attempts: 503 SlowDown"));
+        time.runPending();
+        assertThat(run.failure).isNull();
+        assertThat(f.lostS3()).isTrue();
+        // Seven pieces left, re-cut into one-piece works: b (refused before) sees more works and asks again.
+        assertThat(run.last("b")).isEqualTo(new WorksLeft(7));
+        f.pump();
+        assertThat(s3.reads).hasSize(1);
+        f.giveWorkRequested("b", 1, 100);
+        GiveWorkResponse first = (GiveWorkResponse) run.sent("b").get(run.sent("b").size() - 2);
+        assertThat(first.works()).containsExactlyElementsOf(Shares.cut(12, 16, 1));
+        f.giveWorkRequested("b", 2, 100);
+        f.giveWorkRequested("b", 3, 100);
+        assertThat(f.worksLeft()).isZero();
+        assertThat(run.last("b")).isEqualTo(new WorksLeft(0));
+        assertThat(s3.reads).hasSize(1);
+        // Phase 1 is over once b has fetched them; this node then pulls from b.
+        assertThat(f.overEverywhere()).isTrue();
+        assertThat(run.phase2Starts).isEqualTo(1);
+    }
+
+    @Test
+    void worksNoThiefAsksForAreReleasedToTheOrphanRule() {
+        run.peers.add("b");
+        ShareFetcher f = fetcher(Strategy.STEAL);
+        f.begin(share(1), SIZING, new Bitfield(PIECES));
+        s3.last.completeExceptionally(new BroadcastException("failed after 10 attempts"));
+        time.runPending();
+        assertThat(f.worksLeft()).isEqualTo(8);
+        time.advance(Duration.ofMillis(ShareFetcher.GIVE_WORK_TIMEOUT_MILLIS - 1));
+        assertThat(f.worksLeft()).isEqualTo(8);
+        time.advance(Duration.ofMillis(1));
+        assertThat(f.worksLeft()).isZero();
+        assertThat(f.workList().isPending(9)).isFalse();
+        assertThat(run.last("b")).isEqualTo(new WorksLeft(0));
+        assertThat(run.failure).isNull();
+    }
+
+    @Test
+    void nonStealReleasesTheShareAtOnce() {
+        run.peers.add("b");
+        ShareFetcher f = fetcher(Strategy.NON_STEAL);
+        f.begin(share(1), SIZING, new Bitfield(PIECES));
+        s3.last.completeExceptionally(new BroadcastException("failed after 10 attempts"));
+        time.runPending();
+        assertThat(f.worksLeft()).isZero();
+        assertThat(run.last("b")).isEqualTo(new WorksLeft(0));
+        assertThat(run.failure).isNull();
+    }
+
+    @Test
+    void aShareThatStoresNothingForTheStallTimeIsGivenUpWithPeersButNotAlone() {
+        ShareFetcher alone = fetcher(Strategy.NON_STEAL);
+        alone.begin(share(1), SIZING, new Bitfield(PIECES));
+        time.advance(Duration.ofMillis(3 * ShareFetcher.S3_STALL_MILLIS));
+        assertThat(s3.last).isNotDone();
+        assertThat(alone.lostS3()).isFalse();
+        alone.close();
+
+        run.peers.add("b");
+        ShareFetcher f = fetcher(Strategy.NON_STEAL);
+        f.begin(share(1), SIZING, new Bitfield(PIECES));
+        CompletableFuture<Void> fetch = s3.last;
+        s3.poll(f, 2);
+        time.advance(Duration.ofMillis(ShareFetcher.S3_STALL_MILLIS / 2));
+        f.pieceStored(8, true);
+        time.advance(Duration.ofMillis(ShareFetcher.S3_STALL_MILLIS - 1));
+        assertThat(f.lostS3()).isFalse();
+        time.advance(Duration.ofMillis(1));
+        assertThat(fetch).isCancelled();
+        time.runPending();
+        assertThat(f.lostS3()).isTrue();
+        assertThat(run.failure).isNull();
+        assertThat(f.worksLeft()).isZero();
+        assertThat(run.last("b")).isEqualTo(new WorksLeft(0));
+    }
+
+    @Test
+    void aNodeWithoutS3FailsWhenOrphansAreLeftAndNoPeerCanFetchThem() {
+        run.peers.add("b");
+        ShareFetcher f = fetcher(Strategy.NON_STEAL);
+        f.begin(share(1), SIZING, new Bitfield(PIECES));
+        s3.last.completeExceptionally(new BroadcastException("bytes 8-16 failed after 10 attempts: stalled"));
+        time.runPending();
+        // b still fetches: orphans are its to take, for a while.
+        f.take(List.of(new PieceRun(8, 12)));
+        time.advance(Duration.ofMillis(ShareFetcher.S3_STALL_MILLIS - 1));
+        f.take(List.of(new PieceRun(8, 12)));
+        assertThat(run.failure).isNull();
+        assertThat(s3.reads).hasSize(1);
+        // Nobody fetched them for the stall time: the node fails, naming S3's failure and the pieces.
+        time.advance(Duration.ofMillis(1));
+        f.take(List.of(new PieceRun(8, 12)));
+        assertThat(run.failure).isInstanceOf(BroadcastException.class)
+                .hasMessageContaining("failed after 10 attempts").hasMessageContaining("[8, 12)");
+    }
+
+    @Test
+    void aNodeWithoutS3FailsAtOnceWhenEveryPeerIsDone() {
+        run.peers.add("b");
+        run.fetching = false;
+        ShareFetcher f = fetcher(Strategy.NON_STEAL);
+        f.begin(share(1), SIZING, new Bitfield(PIECES));
+        s3.last.completeExceptionally(new BroadcastException("failed after 10 attempts"));
+        time.runPending();
+        f.take(List.of(new PieceRun(9, 10)));
+        assertThat(run.failure).hasMessageContaining("no peer is left to fetch them");
+    }
+
+    @Test
+    void aFailureThatHoldsForEveryNodeStillFailsTheRun() {
+        run.peers.add("b");
+        ShareFetcher f = fetcher(Strategy.STEAL);
+        f.begin(share(1), SIZING, new Bitfield(PIECES));
+        s3.last.completeExceptionally(new BroadcastException.ObjectChanged("the object changed", null));
+        time.runPending();
+        assertThat(run.failure).isInstanceOf(BroadcastException.ObjectChanged.class);
+        assertThat(f.lostS3()).isFalse();
+    }
+
+    @Test
     void closeCancelsTheFetchAndStopsEverything() {
         ShareFetcher f = fetcher(Strategy.STEAL);
         f.begin(share(0), SIZING, new Bitfield(PIECES));
@@ -245,6 +373,7 @@ class ShareFetcherTest {
         final Map<String, List<PeerMessage>> sent = new TreeMap<>();
         final Map<String, Integer> peerWorks = new TreeMap<>();
         int phase2Starts;
+        boolean fetching = true;
         Throwable failure;
 
         @Override
@@ -269,6 +398,11 @@ class ShareFetcherTest {
         @Override
         public void phase2Starts() {
             phase2Starts++;
+        }
+
+        @Override
+        public boolean peersFetching() {
+            return fetching;
         }
 
         @Override
