@@ -114,6 +114,10 @@ final class ChaosCommand implements Callable<Integer> {
             + " and one cut off from S3.")
     boolean partition;
 
+    @Option(names = "--partition-s3", description = "Fault matrix: only the node cut off from S3 (the second case of"
+            + " --partition).")
+    boolean partitionS3;
+
     @Option(names = "--replace-object", description = "Fault matrix: the object overwritten in S3 mid-run.")
     boolean replaceObject;
 
@@ -161,6 +165,8 @@ final class ChaosCommand implements Callable<Integer> {
         }
         if (partition) {
             cases.addAll(FaultCases.partitions());
+        } else if (partitionS3) {
+            cases.add(FaultCases.partitions().get(1));
         }
         if (replaceObject) {
             cases.add(FaultCases.replaceObject(c.endpoint(), c.credentials(), c.pathStyle()));
@@ -174,7 +180,7 @@ final class ChaosCommand implements Callable<Integer> {
     @Override
     public Integer call() throws Exception {
         boolean matrix = allFaults || kill != null || corruptPeers != null || lyingPeers != null || stranger
-                || s3Faults != null || partition || replaceObject || denyAccess;
+                || s3Faults != null || partition || partitionS3 || replaceObject || denyAccess;
         List<ChaosScenario> scenarios = matrix && !spec.commandLine().getParseResult().hasMatchedOption("--scenario")
                 ? List.of() : ChaosScenarios.named(scenario);
         Path dir = workDir != null ? Files.createDirectories(workDir) : Files.createTempDirectory("s3broadcast-chaos");
