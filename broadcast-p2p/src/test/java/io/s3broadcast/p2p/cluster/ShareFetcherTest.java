@@ -253,11 +253,7 @@ class ShareFetcherTest {
 
     @Test
     void worksNoThiefAsksForAreReleasedToTheOrphanRule() {
-        run.peers.add("b");
-        ShareFetcher f = fetcher(Strategy.STEAL);
-        f.begin(share(1), SIZING, new Bitfield(PIECES));
-        s3.last.completeExceptionally(new BroadcastException("failed after 10 attempts"));
-        time.runPending();
+        ShareFetcher f = failedWithPeerB(Strategy.STEAL, "failed after 10 attempts");
         assertThat(f.worksLeft()).isEqualTo(8);
         time.advance(Duration.ofMillis(ShareFetcher.GIVE_WORK_TIMEOUT_MILLIS - 1));
         assertThat(f.worksLeft()).isEqualTo(8);
@@ -270,11 +266,7 @@ class ShareFetcherTest {
 
     @Test
     void nonStealReleasesTheShareAtOnce() {
-        run.peers.add("b");
-        ShareFetcher f = fetcher(Strategy.NON_STEAL);
-        f.begin(share(1), SIZING, new Bitfield(PIECES));
-        s3.last.completeExceptionally(new BroadcastException("failed after 10 attempts"));
-        time.runPending();
+        ShareFetcher f = failedWithPeerB(Strategy.NON_STEAL, "failed after 10 attempts");
         assertThat(f.worksLeft()).isZero();
         assertThat(run.last("b")).isEqualTo(new WorksLeft(0));
         assertThat(run.failure).isNull();
@@ -309,11 +301,7 @@ class ShareFetcherTest {
 
     @Test
     void aNodeWithoutS3FailsWhenOrphansAreLeftAndNoPeerCanFetchThem() {
-        run.peers.add("b");
-        ShareFetcher f = fetcher(Strategy.NON_STEAL);
-        f.begin(share(1), SIZING, new Bitfield(PIECES));
-        s3.last.completeExceptionally(new BroadcastException("bytes 8-16 failed after 10 attempts: stalled"));
-        time.runPending();
+        ShareFetcher f = failedWithPeerB(Strategy.NON_STEAL, "bytes 8-16 failed after 10 attempts: stalled");
         // b still fetches: orphans are its to take, for a while.
         f.take(List.of(new PieceRun(8, 12)));
         time.advance(Duration.ofMillis(ShareFetcher.S3_STALL_MILLIS - 1));
@@ -329,12 +317,8 @@ class ShareFetcherTest {
 
     @Test
     void aNodeWithoutS3FailsAtOnceWhenEveryPeerIsDone() {
-        run.peers.add("b");
         run.fetching = false;
-        ShareFetcher f = fetcher(Strategy.NON_STEAL);
-        f.begin(share(1), SIZING, new Bitfield(PIECES));
-        s3.last.completeExceptionally(new BroadcastException("failed after 10 attempts"));
-        time.runPending();
+        ShareFetcher f = failedWithPeerB(Strategy.NON_STEAL, "failed after 10 attempts");
         f.take(List.of(new PieceRun(9, 10)));
         assertThat(run.failure).hasMessageContaining("no peer is left to fetch them");
     }
@@ -359,6 +343,16 @@ class ShareFetcherTest {
         assertThat(fetch).isCancelled();
         time.runPending();
         assertThat(run.failure).isNull();
+    }
+
+    /** Node 1's share begun with peer b connected, its fetch failed past retries with {@code message}. */
+    private ShareFetcher failedWithPeerB(Strategy strategy, String message) {
+        run.peers.add("b");
+        ShareFetcher f = fetcher(strategy);
+        f.begin(share(1), SIZING, new Bitfield(PIECES));
+        s3.last.completeExceptionally(new BroadcastException(message));
+        time.runPending();
+        return f;
     }
 
     private static Bitfield range(int first, int end) {
