@@ -96,6 +96,30 @@ class ChaosIT {
         assertThat(run.exitCode()).as(run.out()).isZero();
     }
 
+    /**
+     * A smoke run of the rest of the fault matrix, 1 trial per case of 3 nodes and a 4 MiB object: one node cut off
+     * from its peers and one cut off from S3, each S3 fault through the proxy, a peer whose bitfield lies and a
+     * member that corrupts pieces under a matching CRC. Every node completes byte-exact and nothing partial is left
+     * at a destination.
+     */
+    @org.junit.jupiter.api.Test
+    void theFaultMatrixSmokeOfPartitionsS3FaultsAndLiars(@TempDir Path dir) throws Exception {
+        BenchCliIT.Run run = BenchCliIT.execute("chaos", "--nodes", "3", "--size", "4MiB", "--trials", "1",
+                "--partition", "--s3-faults", "0.25", "--lying-peers", "1", "--corrupt-peers", "1", "--s3-rate", "4MiB",
+                "--node-timeout", "3m", "--work-dir", dir.toString());
+        List<JsonNode> lines = run.jsonLines();
+        assertThat(lines).as(run.out()).extracting(l -> l.path("case").asText()).contains("partition-peers",
+                "partition-s3", "s3-slowdown-bursts", "s3-reset-mid-body", "s3-stalled-body", "s3-truncated-body",
+                "s3-slow-first-byte", "lying-bitfield", "corrupt-member");
+        for (JsonNode r : lines) {
+            assertThat(r.path("wrongBytes").asInt()).as(run.out()).isZero();
+            assertThat(r.path("partialFiles").asInt()).as(run.out()).isZero();
+            assertThat(r.path("completed").asInt()).as(run.out()).isEqualTo(r.path("couldComplete").asInt());
+            assertThat(r.path("errorsByKind").has("hung")).as(run.out()).isFalse();
+        }
+        assertThat(run.exitCode()).as(run.out()).isZero();
+    }
+
     /** Runs one scenario with 2 nodes and a 3 MiB object; checks it printed one JSON line, for that scenario. */
     private static BenchCliIT.Run chaos(String scenario, Path dir) throws Exception {
         BenchCliIT.Run run = BenchCliIT.execute("chaos", "--scenario", scenario, "--nodes", "2", "--size", "3MiB",
