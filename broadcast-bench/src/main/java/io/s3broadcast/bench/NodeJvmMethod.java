@@ -41,7 +41,7 @@ final class NodeJvmMethod implements DownloadMethod {
         settings.put("connections", tuning.connections() != null ? tuning.connections() : "default");
         settings.put("rangeSize", tuning.rangeSize() != null ? tuning.rangeSize() : "default");
         settings.put("pieceSize", tuning.pieceSize() != null ? tuning.pieceSize() : "default");
-        settings.put("verifies", "every piece's CRC32C while writing, whole file read back before commit");
+        settings.put("verifies", "every piece's CRC32C while writing, S3's checksum as pieces land");
     }
 
     /** The node command's arguments for one download of {@code s3://bucket/key} into {@code dir}. */
