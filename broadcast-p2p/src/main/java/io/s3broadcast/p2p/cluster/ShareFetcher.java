@@ -250,10 +250,14 @@ final class ShareFetcher {
                 watchStall();
                 return;
             }
-            CompletableFuture<Void> f = fetch;
-            lostS3 = new BroadcastException("no byte came from S3 for " + TimeUnit.NANOSECONDS.toMillis(idle)
+            BroadcastException why = new BroadcastException("no byte came from S3 for "
+                    + TimeUnit.NANOSECONDS.toMillis(idle)
                     + " ms while reading this node's share (S3 unreachable from this node?)");
-            f.cancel(true);
+            // The fetch may have ended already, its completion queued on the loop behind this task: then it
+            // goes on as usual. Cancelled, its completion (queued, never run inline) gives up S3 with this cause.
+            if (fetch.cancel(true)) {
+                lostS3 = why;
+            }
         }, wait, TimeUnit.NANOSECONDS);
     }
 

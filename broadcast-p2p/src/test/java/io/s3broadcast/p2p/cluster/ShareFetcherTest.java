@@ -25,6 +25,7 @@ import java.util.Set;
 import java.util.TreeMap;
 import java.util.TreeSet;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 
 /** Phase 1 of one node on fake time, with fake peers and a fake S3 source: no sockets, no sleeps. */
@@ -297,6 +298,24 @@ class ShareFetcherTest {
         assertThat(run.failure).isNull();
         assertThat(f.worksLeft()).isZero();
         assertThat(run.last("b")).isEqualTo(new WorksLeft(0));
+    }
+
+    @Test
+    void aFetchThatEndedJustBeforeTheStallTimerIsNotGivenUp() {
+        run.peers.add("b");
+        // Due at the stall timer's instant and scheduled before it: the fetch ends, its completion queued on
+        // the loop behind the timer, which then finds nothing to cancel.
+        time.schedule(() -> s3.last.complete(null), ShareFetcher.S3_STALL_MILLIS, TimeUnit.MILLISECONDS);
+        ShareFetcher f = fetcher(Strategy.NON_STEAL);
+        f.begin(share(1), SIZING, new Bitfield(PIECES));
+        CompletableFuture<Void> first = s3.last;
+        time.advance(Duration.ofMillis(ShareFetcher.S3_STALL_MILLIS));
+        assertThat(first).isCompleted().isNotCancelled();
+        assertThat(f.lostS3()).isFalse();
+        // The node goes on: the works the ended fetch left are fetched again.
+        assertThat(s3.reads).hasSize(2);
+        assertThat(s3.readAll(f)).isEqualTo(8);
+        assertThat(run.failure).isNull();
     }
 
     @Test
