@@ -243,6 +243,8 @@ final class NodeRun implements ClusterRun, GroupJoin.Run {
             return;
         }
         complete = true;
+        // DONE is checked against the pieces announced: no HAVE may still be waiting.
+        c.stored.flushHaves();
         long now = ticker.read();
         long phase1EndNanos = c.phase1.phase1End(now);
         c.choke.seeding(true);

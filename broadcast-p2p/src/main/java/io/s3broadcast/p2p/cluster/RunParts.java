@@ -248,7 +248,6 @@ final class RunParts {
             @Override
             public void checksEnded() {
                 if (!run.closing() && !run.isComplete() && requests.isComplete()) {
-                    stored.flushHaves();
                     run.complete();
                 }
             }
