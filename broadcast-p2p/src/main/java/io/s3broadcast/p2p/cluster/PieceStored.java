@@ -100,10 +100,12 @@ final class PieceStored {
                 p.link.write(new Cancel(piece));
             }
         }
+        // Signed once (and only when some peer hears it): the same message goes to every peer.
+        Digests announced = own != null && !peers.isEmpty() ? announcer.announce(piece, own) : null;
         for (Peer p : peers.values()) {
             // Every peer, done or not: a peer checks our DONE and WORKS_LEFT against the pieces we announced.
-            if (own != null) {
-                p.link.write(announcer.announce(piece, own));
+            if (announced != null) {
+                p.link.write(announced);
             }
             if (p.amInterested && !requests.isInteresting(p.id)) {
                 p.amInterested = false;
