@@ -4,6 +4,7 @@ import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.BitSet;
 import java.util.HashMap;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.function.Predicate;
@@ -17,7 +18,7 @@ import java.util.function.Predicate;
 final class Vouches {
 
     private final byte[][] own;
-    /** Per piece, peer id to the digest it vouched for; null until the first. */
+    /** Per piece, peer id to the digest it vouched for, in the order they vouched; null until the first. */
     private final List<Map<String, byte[]>> byPeer;
     /** Per peer, the pieces it vouched for (and has not had dropped). */
     private final Map<String, Integer> counts = new HashMap<>();
@@ -56,7 +57,7 @@ final class Vouches {
         }
         Map<String, byte[]> m = byPeer.get(piece);
         if (m == null) {
-            m = new HashMap<>(4);
+            m = new LinkedHashMap<>(4);
             byPeer.set(piece, m);
         }
         if (m.put(peer, digest.clone()) == null) {
@@ -127,7 +128,7 @@ final class Vouches {
         return out;
     }
 
-    /** The peers that vouched for {@code piece}. */
+    /** The peers that vouched for {@code piece}, in the order they first vouched. */
     List<String> vouchers(int piece) {
         Map<String, byte[]> m = byPeer.get(piece);
         return m == null ? List.of() : new ArrayList<>(m.keySet());

@@ -50,6 +50,17 @@ class VouchesTest {
     }
 
     @Test
+    void theVouchersOfAPieceAreInTheOrderTheyFirstVouched() {
+        Vouches v = new Vouches(4);
+        v.vouch("z", 1, d(1));
+        v.vouch("b", 1, d(1));
+        v.vouch("z", 1, d(1));
+        v.vouch("a", 1, d(1));
+        assertThat(v.vouchers(1)).containsExactly("z", "b", "a");
+        assertThat(Repairs.firstVoucher(v.vouchers(1))).isEqualTo("z");
+    }
+
+    @Test
     void aStrangersWordAloneMakesNoPieceAcceptableButStillDisputesAMembers() {
         Vouches v = new Vouches(4);
         v.vouch("stranger", 0, d(6));
