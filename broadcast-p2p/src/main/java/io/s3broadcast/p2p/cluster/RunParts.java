@@ -164,13 +164,16 @@ final class RunParts {
         return connections.handler(dialed);
     }
 
-    /** The S3 fetch's events: to the listener, and each stored piece to the run's loop. */
     /** Bytes came from S3 (on an S3 thread): phase 1's fetch makes progress. */
     private void s3Progress() {
         phase1.s3Progress();
     }
 
-    /** @param progress told (on an S3 thread) when bytes arrived from S3 */
+    /**
+     * The S3 fetch's events: to the listener, and each stored piece to the run's loop.
+     *
+     * @param progress told (on an S3 thread) when bytes arrived from S3
+     */
     private static SourceListener s3Listener(NodeRun run, ClusterTask task, Runnable progress) {
         return new SourceListener() {
             @Override
