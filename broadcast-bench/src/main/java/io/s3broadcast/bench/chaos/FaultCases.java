@@ -208,6 +208,7 @@ public final class FaultCases {
 
     private static final class LyingBitfield implements FaultCase {
         private final int count;
+        private List<LyingPeer> liars = List.of();
 
         LyingBitfield(int count) {
             this.count = count;
@@ -226,7 +227,7 @@ public final class FaultCases {
         @Override
         public void inject(MatrixTrial t) throws Exception {
             ChaosContext c = t.context;
-            List<LyingPeer> liars = new ArrayList<>();
+            liars = new ArrayList<>();
             for (int l = 0; l < count; l++) {
                 liars.add(t.closeLater(LyingPeer.builder().group(AttackLoop.group(c))
                         .layout(new PieceLayout(c.size(), LyingScenario.PIECE_SIZE)).nodeId("liar-" + l)
@@ -251,9 +252,11 @@ public final class FaultCases {
             }
             t.count("liarConnections", reached);
             t.faultNow();
-            for (int i = 0; i < t.nodes(); i++) {
-                t.fleet.process(i).waitFor(t.context.nodeTimeout().toMillis(), TimeUnit.MILLISECONDS);
-            }
+        }
+
+        /** After the nodes ended (the trial closes the liars later). */
+        @Override
+        public void finish(MatrixTrial t) {
             for (LyingPeer liar : liars) {
                 t.count("requestsIgnoredByLiars", liar.requestsIgnored());
             }
