@@ -327,7 +327,7 @@ public final class FaultCases {
         public void inject(MatrixTrial t) throws Exception {
             int[] n = {0};
             ChaosContext c = t.context;
-            AttackLoop loop = AttackLoop.run(t.fleet, () -> new Adversary(AttackLoop.group(c), c.size(),
+            AttackLoop loop = AttackLoop.run(t.fleet, c.nodeTimeout(), () -> new Adversary(AttackLoop.group(c), c.size(),
                     LyingScenario.PIECE_SIZE, null, n[0]++ % 2 == 0, null));
             t.count("strangerAttempts", loop.attempts);
             t.count("strangerObjectBytes", loop.objectBytes);
