@@ -34,7 +34,6 @@ final class MatrixTrial implements AutoCloseable {
     final ChaosContext context;
     final NodeFleet fleet;
     final Random random;
-    final int index;
     final String secret = StrangerScenario.randomSecret();
     private final Set<Integer> killed = new HashSet<>();
     private final Set<Integer> restarted = new HashSet<>();
@@ -57,7 +56,6 @@ final class MatrixTrial implements AutoCloseable {
     MatrixTrial(FaultMatrix matrix, ChaosContext context, FaultCase c, int index, long seed) throws IOException {
         this.matrix = matrix;
         this.context = context;
-        this.index = index;
         // Scrambled: java.util.Random's first draws from nearby seeds are alike (every trial would cut node-1).
         this.random = new Random(new java.util.SplittableRandom(seed).nextLong());
         this.fleet = context.fleet(c.name() + "/trial-" + index, context.nodes(), c.otherMembers());
@@ -141,10 +139,6 @@ final class MatrixTrial implements AutoCloseable {
 
     boolean killedForGood(int i) {
         return killed.contains(i) && !restarted.contains(i);
-    }
-
-    boolean restarted(int i) {
-        return restarted.contains(i);
     }
 
     /** Waits for every node (the node timeout from the trial's start), killing the ones that hang. */
