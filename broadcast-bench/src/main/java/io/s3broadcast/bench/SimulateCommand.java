@@ -21,12 +21,12 @@ import picocli.CommandLine.Option;
 import picocli.CommandLine.ParameterException;
 import picocli.CommandLine.Spec;
 
-/** {@code simulate}: a discrete-event simulation of a broadcast with the engine's policy classes, N up to 10,000. */
+/** {@code simulate}: a discrete-event simulation of a broadcast with the engine's policy classes, N up to 100,000. */
 @Command(name = "simulate",
         mixinStandardHelpOptions = true,
         sortOptions = false,
         headerHeading = "%n",
-        header = "Predict a broadcast to N nodes (1 to 10,000) on one machine: the engine's own policy objects on a"
+        header = "Predict a broadcast to N nodes (1 to 100,000) on one machine: the engine's own policy objects on a"
                 + " virtual clock, links and S3 modelled as fluid flows with the fleet's profiles.",
         description = {
             "%nEvery node runs the engine's planning, work sizing, work list, stealing scheduler, rarest-first request"

@@ -53,7 +53,10 @@ public final class FaultCases {
         return new LyingBitfield(count);
     }
 
-    /** {@code count} registry members that corrupt 1 % of the pieces they vouch for, under matching CRC and digests. */
+    /**
+     * {@code count} registry members that each corrupt as many of the pieces they vouch for as 1 % of the object's
+     * pieces (at least one), under matching CRC and digests.
+     */
     public static FaultCase corruptMembers(int count) {
         return new CorruptMembers(count);
     }
@@ -277,8 +280,8 @@ public final class FaultCases {
 
         @Override
         public String description() {
-            return count + " registry member(s) with the secret corrupting 1% of the pieces they vouch for (at least"
-                    + " one) under matching CRC32C and digests";
+            return count + " registry member(s) with the secret, each corrupting as many of the pieces it vouches for"
+                    + " as 1% of the object's pieces (at least one) under matching CRC32C and digests";
         }
 
         @Override
