@@ -95,7 +95,8 @@ final class ChaosCommand implements Callable<Integer> {
     boolean restart;
 
     @Option(names = "--corrupt-peers", paramLabel = "C", description = "Fault matrix: C registry members with the"
-            + " secret that corrupt 1%% of the pieces they vouch for under matching CRC32C and digests.")
+            + " secret that each corrupt as many of the pieces they vouch for as 1%% of the object's pieces (at least"
+            + " one) under matching CRC32C and digests.")
     Integer corruptPeers;
 
     @Option(names = "--lying-peers", paramLabel = "L", description = "Fault matrix: L peers with the secret whose"

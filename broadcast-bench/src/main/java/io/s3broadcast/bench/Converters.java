@@ -1,6 +1,8 @@
 package io.s3broadcast.bench;
 
 import io.s3broadcast.Strategy;
+import java.math.BigDecimal;
+import java.math.RoundingMode;
 import java.net.InetSocketAddress;
 import java.time.Duration;
 import java.util.Locale;
@@ -15,9 +17,12 @@ final class Converters {
     private Converters() {
     }
 
-    /** {@code 500ms}, {@code 30s}, {@code 2m}, {@code 1h}, a bare number of seconds, or ISO-8601 {@code PT30S}. */
+    /**
+     * {@code 250us}, {@code 1.5ms}, {@code 30s}, {@code 2m}, {@code 1h}: a decimal number with ns, us, ms, s, m or h
+     * (bare: seconds), or ISO-8601 {@code PT30S}. Rounded to the nanosecond.
+     */
     static final class DurationConverter implements ITypeConverter<Duration> {
-        private static final Pattern DURATION = Pattern.compile("(\\d+)\\s*(ms|s|m|h)?");
+        private static final Pattern DURATION = Pattern.compile("(\\d+(?:\\.\\d*)?|\\.\\d+)\\s*(ns|us|ms|s|m|h)?");
 
         @Override
         public Duration convert(String value) {
@@ -31,16 +36,23 @@ final class Converters {
             }
             Matcher m = DURATION.matcher(t.toLowerCase(Locale.ROOT));
             if (!m.matches()) {
-                throw new TypeConversionException("'" + value + "' is not a duration: write e.g. 500ms, 30s, 2m or PT30S");
+                throw new TypeConversionException("'" + value + "' is not a duration: write e.g. 250us, 1.5ms, 30s, 2m"
+                        + " or PT30S");
             }
-            long n = Long.parseLong(m.group(1));
-            String unit = m.group(2) == null ? "s" : m.group(2);
-            return switch (unit) {
-                case "ms" -> Duration.ofMillis(n);
-                case "m" -> Duration.ofMinutes(n);
-                case "h" -> Duration.ofHours(n);
-                default -> Duration.ofSeconds(n);
+            long unitNanos = switch (m.group(2) == null ? "s" : m.group(2)) {
+                case "ns" -> 1L;
+                case "us" -> 1_000L;
+                case "ms" -> 1_000_000L;
+                case "m" -> 60_000_000_000L;
+                case "h" -> 3_600_000_000_000L;
+                default -> 1_000_000_000L;
             };
+            try {
+                return Duration.ofNanos(new BigDecimal(m.group(1)).multiply(BigDecimal.valueOf(unitNanos))
+                        .setScale(0, RoundingMode.HALF_UP).longValueExact());
+            } catch (ArithmeticException e) {
+                throw new TypeConversionException("'" + value + "' is too long a duration");
+            }
         }
     }
 

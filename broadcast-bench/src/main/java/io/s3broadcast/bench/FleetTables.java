@@ -47,9 +47,9 @@ final class FleetTables {
                 median(after, AfterLastPiece::hashing), median(after, AfterLastPiece::commit));
     }
 
+    /** The median of one part over {@code after} (not empty), as {@link ClusterCommand#median(List)} takes it. */
     private static double median(List<AfterLastPiece> after, java.util.function.ToDoubleFunction<AfterLastPiece> part) {
-        double[] v = after.stream().mapToDouble(part).sorted().toArray();
-        return v.length % 2 == 1 ? v[v.length / 2] : (v[v.length / 2 - 1] + v[v.length / 2]) / 2;
+        return ClusterCommand.median(after.stream().map(a -> part.applyAsDouble(a)).toList());
     }
 
     static void printSummary(PrintWriter out, FluidBound tStar, List<FleetReport> reports) {

@@ -10,7 +10,7 @@ import java.nio.file.Path;
 import java.util.List;
 
 /** The one-line JSON summary every command ends with. */
-final class Json {
+public final class Json {
 
     private static final ObjectMapper MAPPER = new ObjectMapper()
             .disable(SerializationFeature.INDENT_OUTPUT)
@@ -29,7 +29,7 @@ final class Json {
     }
 
     /** The last JSON line of a command's output file (a node's stdout), or null when there is none. */
-    static JsonNode lastLine(Path out) throws IOException {
+    public static JsonNode lastLine(Path out) throws IOException {
         if (!Files.exists(out)) {
             return null;
         }

@@ -43,7 +43,7 @@ import software.amazon.awssdk.regions.Region;
         footerHeading = "%nExample (on each of two machines, with its own --listen):%n",
         footer = "  java -jar broadcast-bench.jar node --endpoint http://10.0.0.9:9000 --bucket b --key big.bin --out /data \\%n"
                 + "      --registry static:10.0.0.1:7070,10.0.0.2:7070 --listen 10.0.0.1:7070 --expect 2")
-final class NodeCommand implements Callable<Integer> {
+public final class NodeCommand implements Callable<Integer> {
 
     private static final Logger LOG = LoggerFactory.getLogger(NodeCommand.class);
 
@@ -381,7 +381,8 @@ final class NodeCommand implements Callable<Integer> {
     }
 
     /** The last segment of the key ({@code /} and {@code \\} both separate), as Broadcast names the file by default. */
-    static Path fileName(String key) {
+    /** The file name a node gives the object {@code key}: its last path segment (after / or \\), or "object". */
+    public static Path fileName(String key) {
         String name = key.substring(Math.max(key.lastIndexOf('/'), key.lastIndexOf('\\')) + 1);
         return Path.of(name.isEmpty() || name.equals(".") || name.equals("..") ? "object" : name);
     }

@@ -10,12 +10,13 @@ import java.security.NoSuchAlgorithmException;
 import java.util.HexFormat;
 
 /** SHA-256 of a file, read in 1 MiB blocks. */
-final class Sha256 {
+public final class Sha256 {
 
     private Sha256() {
     }
 
-    static String of(Path file) throws IOException {
+    /** The hex SHA-256 of {@code file}. */
+    public static String of(Path file) throws IOException {
         MessageDigest digest;
         try {
             digest = MessageDigest.getInstance("SHA-256");

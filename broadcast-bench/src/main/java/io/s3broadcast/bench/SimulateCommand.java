@@ -21,12 +21,12 @@ import picocli.CommandLine.Option;
 import picocli.CommandLine.ParameterException;
 import picocli.CommandLine.Spec;
 
-/** {@code simulate}: a discrete-event simulation of a broadcast with the engine's policy classes, N up to 10,000. */
+/** {@code simulate}: a discrete-event simulation of a broadcast with the engine's policy classes, N up to 100,000. */
 @Command(name = "simulate",
         mixinStandardHelpOptions = true,
         sortOptions = false,
         headerHeading = "%n",
-        header = "Predict a broadcast to N nodes (1 to 10,000) on one machine: the engine's own policy objects on a"
+        header = "Predict a broadcast to N nodes (1 to 100,000) on one machine: the engine's own policy objects on a"
                 + " virtual clock, links and S3 modelled as fluid flows with the fleet's profiles.",
         description = {
             "%nEvery node runs the engine's planning, work sizing, work list, stealing scheduler, rarest-first request"
@@ -95,16 +95,16 @@ final class SimulateCommand implements Callable<Integer> {
                     + " dials every member; 16 above).")
     Integer peers;
 
-    @Option(names = "--latency", paramLabel = "DURATION", converter = SimulateCommand.FineDuration.class,
+    @Option(names = "--latency", paramLabel = "DURATION", converter = Converters.DurationConverter.class,
             defaultValue = "250us", description = "One-way latency of a control message (default: ${DEFAULT-VALUE}).")
     Duration latency;
 
-    @Option(names = "--start", paramLabel = "DURATION", converter = SimulateCommand.FineDuration.class,
+    @Option(names = "--start", paramLabel = "DURATION", converter = Converters.DurationConverter.class,
             defaultValue = DEFAULT_START, description = "Fixed time from the start signal to a node's first GET (HEAD,"
                     + " registry, connections), calibrated on the netns fleet (default: ${DEFAULT-VALUE}).")
     Duration start;
 
-    @Option(names = "--spot-check", paramLabel = "DURATION", converter = SimulateCommand.FineDuration.class,
+    @Option(names = "--spot-check", paramLabel = "DURATION", converter = Converters.DurationConverter.class,
             defaultValue = DEFAULT_SPOT_CHECK, description = "Fixed time the cooperative strategies add after the"
                     + " last piece (the spot check against S3), calibrated (default: ${DEFAULT-VALUE}).")
     Duration spotCheck;
@@ -118,13 +118,13 @@ final class SimulateCommand implements Callable<Integer> {
             + " --peer-efficiency 1.")
     boolean ideal;
 
-    @Option(names = "--after-last-piece", paramLabel = "DURATION", converter = SimulateCommand.FineDuration.class,
+    @Option(names = "--after-last-piece", paramLabel = "DURATION", converter = Converters.DurationConverter.class,
             defaultValue = DEFAULT_AFTER_LAST_PIECE,
             description = "Fixed time a node spends after its last piece (checks, fsync, rename), calibrated on the"
                     + " netns fleet (default: ${DEFAULT-VALUE}; 0 for the transfer alone).")
     Duration afterLastPiece;
 
-    @Option(names = "--step", paramLabel = "DURATION", converter = SimulateCommand.FineDuration.class,
+    @Option(names = "--step", paramLabel = "DURATION", converter = Converters.DurationConverter.class,
             description = "Recompute the fluid rates at most once per step (default: at every change up to 64 nodes,"
                     + " 2ms above).")
     Duration step;
@@ -238,27 +238,6 @@ final class SimulateCommand implements Callable<Integer> {
             Files.write(jsonFile, lines);
         }
         return allDone ? 0 : 1;
-    }
-
-    /** {@code 250us}, {@code 1.2s}, {@code 2ms}, {@code 0}: a decimal number with ns, us, ms or s (bare: seconds). */
-    static final class FineDuration implements picocli.CommandLine.ITypeConverter<Duration> {
-        @Override
-        public Duration convert(String value) {
-            String t = value.trim().toLowerCase(Locale.ROOT);
-            double unit = 1e9;
-            for (String[] u : new String[][] {{"ns", "1"}, {"us", "1e3"}, {"ms", "1e6"}, {"s", "1e9"}}) {
-                if (t.endsWith(u[0])) {
-                    unit = Double.parseDouble(u[1]);
-                    t = t.substring(0, t.length() - u[0].length()).trim();
-                    break;
-                }
-            }
-            double nanos = Double.parseDouble(t) * unit;
-            if (!(nanos >= 0)) {
-                throw new IllegalArgumentException("'" + value + "' is not a duration >= 0: write 250us, 2ms or 1.2s");
-            }
-            return Duration.ofNanos(Math.round(nanos));
-        }
     }
 
     private static SimResult withoutCompletions(SimResult r) {

@@ -5,7 +5,7 @@ import java.io.IOException;
 import java.time.Duration;
 import java.util.function.Supplier;
 
-/** Attacks every node of a fleet, one connection after another, for as long as any node runs. */
+/** Attacks every node of a fleet, one connection after another, for as long as any node runs (within a limit). */
 final class AttackLoop {
 
     int attempts;
@@ -23,8 +23,13 @@ final class AttackLoop {
         return GroupId.of(c.bucket(), c.key(), c.eTag(), null).hash();
     }
 
-    /** Runs {@code adversaries} against {@code fleet}'s nodes until every node process has ended. */
-    static AttackLoop run(NodeFleet fleet, Supplier<Adversary> adversaries) throws InterruptedException {
+    /**
+     * Runs {@code adversaries} against {@code fleet}'s nodes until every node process has ended or {@code limit}
+     * (the nodes' timeout) has passed since the call, so a node that never exits cannot hang the attack.
+     */
+    static AttackLoop run(NodeFleet fleet, Duration limit, Supplier<Adversary> adversaries)
+            throws InterruptedException {
+        long deadline = System.nanoTime() + limit.toNanos();
         AttackLoop loop = new AttackLoop();
         for (int i = 0; i < fleet.ports().size(); i++) {
             try {
@@ -33,7 +38,7 @@ final class AttackLoop {
                 break; // it ended already (or failed): nothing left to attack there
             }
         }
-        while (fleet.anyAlive()) {
+        while (fleet.anyAlive() && System.nanoTime() - deadline < 0) {
             for (int port : fleet.ports()) {
                 try {
                     Adversary.Attempt a = adversaries.get().attack(port, Duration.ofMillis(500));

@@ -53,7 +53,10 @@ public final class FaultCases {
         return new LyingBitfield(count);
     }
 
-    /** {@code count} registry members that corrupt 1 % of the pieces they vouch for, under matching CRC and digests. */
+    /**
+     * {@code count} registry members that each corrupt as many of the pieces they vouch for as 1 % of the object's
+     * pieces (at least one), under matching CRC and digests.
+     */
     public static FaultCase corruptMembers(int count) {
         return new CorruptMembers(count);
     }
@@ -208,6 +211,7 @@ public final class FaultCases {
 
     private static final class LyingBitfield implements FaultCase {
         private final int count;
+        private List<LyingPeer> liars = List.of();
 
         LyingBitfield(int count) {
             this.count = count;
@@ -226,7 +230,7 @@ public final class FaultCases {
         @Override
         public void inject(MatrixTrial t) throws Exception {
             ChaosContext c = t.context;
-            List<LyingPeer> liars = new ArrayList<>();
+            liars = new ArrayList<>();
             for (int l = 0; l < count; l++) {
                 liars.add(t.closeLater(LyingPeer.builder().group(AttackLoop.group(c))
                         .layout(new PieceLayout(c.size(), LyingScenario.PIECE_SIZE)).nodeId("liar-" + l)
@@ -251,9 +255,11 @@ public final class FaultCases {
             }
             t.count("liarConnections", reached);
             t.faultNow();
-            for (int i = 0; i < t.nodes(); i++) {
-                t.fleet.process(i).waitFor(t.context.nodeTimeout().toMillis(), TimeUnit.MILLISECONDS);
-            }
+        }
+
+        /** After the nodes ended (the trial closes the liars later). */
+        @Override
+        public void finish(MatrixTrial t) {
             for (LyingPeer liar : liars) {
                 t.count("requestsIgnoredByLiars", liar.requestsIgnored());
             }
@@ -274,8 +280,8 @@ public final class FaultCases {
 
         @Override
         public String description() {
-            return count + " registry member(s) with the secret corrupting 1% of the pieces they vouch for (at least"
-                    + " one) under matching CRC32C and digests";
+            return count + " registry member(s) with the secret, each corrupting as many of the pieces it vouches for"
+                    + " as 1% of the object's pieces (at least one) under matching CRC32C and digests";
         }
 
         @Override
@@ -324,7 +330,7 @@ public final class FaultCases {
         public void inject(MatrixTrial t) throws Exception {
             int[] n = {0};
             ChaosContext c = t.context;
-            AttackLoop loop = AttackLoop.run(t.fleet, () -> new Adversary(AttackLoop.group(c), c.size(),
+            AttackLoop loop = AttackLoop.run(t.fleet, c.nodeTimeout(), () -> new Adversary(AttackLoop.group(c), c.size(),
                     LyingScenario.PIECE_SIZE, null, n[0]++ % 2 == 0, null));
             t.count("strangerAttempts", loop.attempts);
             t.count("strangerObjectBytes", loop.objectBytes);

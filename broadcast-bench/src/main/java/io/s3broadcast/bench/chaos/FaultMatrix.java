@@ -49,10 +49,6 @@ public final class FaultMatrix implements AutoCloseable {
         return proxy;
     }
 
-    ChaosContext context() {
-        return context;
-    }
-
     String linger() {
         return linger;
     }

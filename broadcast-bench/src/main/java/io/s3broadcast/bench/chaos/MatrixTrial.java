@@ -1,17 +1,15 @@
 package io.s3broadcast.bench.chaos;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import com.fasterxml.jackson.databind.ObjectMapper;
+import io.s3broadcast.bench.Json;
+import io.s3broadcast.bench.NodeCommand;
+import io.s3broadcast.bench.Sha256;
 import java.io.IOException;
-import java.io.InputStream;
 import java.net.URI;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.security.MessageDigest;
-import java.security.NoSuchAlgorithmException;
 import java.util.ArrayList;
 import java.util.HashSet;
-import java.util.HexFormat;
 import java.util.List;
 import java.util.Map;
 import java.util.Random;
@@ -36,7 +34,6 @@ final class MatrixTrial implements AutoCloseable {
     final ChaosContext context;
     final NodeFleet fleet;
     final Random random;
-    final int index;
     final String secret = StrangerScenario.randomSecret();
     private final Set<Integer> killed = new HashSet<>();
     private final Set<Integer> restarted = new HashSet<>();
@@ -59,7 +56,6 @@ final class MatrixTrial implements AutoCloseable {
     MatrixTrial(FaultMatrix matrix, ChaosContext context, FaultCase c, int index, long seed) throws IOException {
         this.matrix = matrix;
         this.context = context;
-        this.index = index;
         // Scrambled: java.util.Random's first draws from nearby seeds are alike (every trial would cut node-1).
         this.random = new Random(new java.util.SplittableRandom(seed).nextLong());
         this.fleet = context.fleet(c.name() + "/trial-" + index, context.nodes(), c.otherMembers());
@@ -145,10 +141,6 @@ final class MatrixTrial implements AutoCloseable {
         return killed.contains(i) && !restarted.contains(i);
     }
 
-    boolean restarted(int i) {
-        return restarted.contains(i);
-    }
-
     /** Waits for every node (the node timeout from the trial's start), killing the ones that hang. */
     List<NodeOutcome> await(FaultCase c) throws InterruptedException, IOException {
         boolean[] hung = new boolean[nodes()];
@@ -175,7 +167,7 @@ final class MatrixTrial implements AutoCloseable {
     }
 
     private NodeOutcome outcome(FaultCase c, int i, boolean hung) throws IOException {
-        JsonNode json = killedForGood(i) ? null : lastJson(fleet.dir().resolve(fleet.logName(i) + ".out"));
+        JsonNode json = killedForGood(i) ? null : Json.lastLine(fleet.dir().resolve(fleet.logName(i) + ".out"));
         String error = json == null ? null : json.path("error").isNull() ? null : json.path("error").asText(null);
         String status;
         if (killedForGood(i)) {
@@ -196,7 +188,7 @@ final class MatrixTrial implements AutoCloseable {
         }
         String kind = status.equals("hung") ? "hung" : error == null ? null : kind(status, error);
         Path out = fleet.out(i);
-        Path dest = out.resolve(destinationName(context.key()));
+        Path dest = out.resolve(NodeCommand.fileName(context.key()));
         String destination = destination(dest);
         List<String> leftovers = new ArrayList<>();
         if (Files.isDirectory(out)) {
@@ -239,38 +231,11 @@ final class MatrixTrial implements AutoCloseable {
         if (Files.size(dest) != context.size()) {
             return "partial";
         }
-        return exactSha(sha256(dest)) ? "exact" : "wrong";
+        return exactSha(Sha256.of(dest)) ? "exact" : "wrong";
     }
 
     private boolean exactSha(String sha) {
         return context.sha256().equals(sha) || (replacementSha256 != null && replacementSha256.equals(sha));
-    }
-
-    static Path destinationName(String key) {
-        String name = key.substring(key.lastIndexOf('/') + 1);
-        return Path.of(name.isEmpty() || name.equals(".") || name.equals("..") ? "object" : name);
-    }
-
-    static String sha256(Path file) throws IOException {
-        try (InputStream in = Files.newInputStream(file)) {
-            MessageDigest md = MessageDigest.getInstance("SHA-256");
-            byte[] buf = new byte[1 << 16];
-            int n;
-            while ((n = in.read(buf)) > 0) {
-                md.update(buf, 0, n);
-            }
-            return HexFormat.of().formatHex(md.digest());
-        } catch (NoSuchAlgorithmException e) {
-            throw new IllegalStateException(e);
-        }
-    }
-
-    private static JsonNode lastJson(Path out) throws IOException {
-        if (!Files.exists(out)) {
-            return null;
-        }
-        List<String> lines = Files.readAllLines(out).stream().filter(l -> l.startsWith("{")).toList();
-        return lines.isEmpty() ? null : new ObjectMapper().readTree(lines.get(lines.size() - 1));
     }
 
     @Override

@@ -1,7 +1,7 @@
 package io.s3broadcast.bench.chaos;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import com.fasterxml.jackson.databind.ObjectMapper;
+import io.s3broadcast.bench.Json;
 import java.io.IOException;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
@@ -211,7 +211,6 @@ public final class NodeFleet implements AutoCloseable {
      */
     public boolean awaitByteExact(StringBuilder notes) throws InterruptedException, IOException {
         boolean exact = true;
-        ObjectMapper mapper = new ObjectMapper();
         for (int i = 0; i < processes.length; i++) {
             Process p = processes[i];
             if (p == null) {
@@ -225,14 +224,12 @@ public final class NodeFleet implements AutoCloseable {
                 exact = false;
                 continue;
             }
-            List<String> lines = Files.readAllLines(dir.resolve("node-" + i + ".out")).stream()
-                    .filter(l -> l.startsWith("{")).toList();
-            if (lines.isEmpty()) {
+            JsonNode json = Json.lastLine(dir.resolve("node-" + i + ".out"));
+            if (json == null) {
                 notes.append("node-").append(i).append(" printed no result (exit ").append(p.exitValue()).append("); ");
                 exact = false;
                 continue;
             }
-            JsonNode json = mapper.readTree(lines.get(lines.size() - 1));
             reports.add(json);
             if (!context.sha256().equals(json.path("sha256").asText())) {
                 notes.append("node-").append(i).append(": ").append(json.path("error").asText("wrong bytes"))

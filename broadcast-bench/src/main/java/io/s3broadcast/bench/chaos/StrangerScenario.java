@@ -32,7 +32,7 @@ final class StrangerScenario implements ChaosScenario {
         int[] n = {0};
         try (NodeFleet fleet = c.fleet(scenario, c.nodes())) {
             fleet.env("S3BROADCAST_SECRET", randomSecret()).startAll();
-            AttackLoop loop = AttackLoop.run(fleet, () -> new Adversary(group, c.size(), 256 * 1024, key,
+            AttackLoop loop = AttackLoop.run(fleet, c.nodeTimeout(), () -> new Adversary(group, c.size(), 256 * 1024, key,
                     key == null && n[0]++ % 2 == 0, null));
             StringBuilder notes = new StringBuilder();
             boolean exact = fleet.awaitByteExact(notes);

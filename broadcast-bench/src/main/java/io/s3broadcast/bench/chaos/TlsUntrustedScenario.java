@@ -55,8 +55,8 @@ final class TlsUntrustedScenario implements ChaosScenario {
             kmf.init(load(intruder), PASSWORD.toCharArray());
             untrusted.init(kmf.getKeyManagers(), new TrustManager[] {new TrustAll()}, null);
             int[] n = {0};
-            AttackLoop loop = AttackLoop.run(fleet, () -> new Adversary(group, c.size(), 256 * 1024, secretBytes, false,
-                    n[0]++ % 2 == 0 ? untrusted.getSocketFactory() : null));
+            AttackLoop loop = AttackLoop.run(fleet, c.nodeTimeout(), () -> new Adversary(group, c.size(), 256 * 1024,
+                    secretBytes, false, n[0]++ % 2 == 0 ? untrusted.getSocketFactory() : null));
             StringBuilder notes = new StringBuilder();
             boolean exact = fleet.awaitByteExact(notes);
             notes.append("connections ended: ").append(loop.endings);

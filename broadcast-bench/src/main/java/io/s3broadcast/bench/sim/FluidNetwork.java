@@ -156,12 +156,13 @@ public final class FluidNetwork {
 
     /** Drops {@code piece} from {@code flow} if it has not started; returns whether it did. */
     public boolean cancel(Flow flow, int piece) {
+        // headLeft only moves in settle(): bring it up to now, or a head item part-way sent looks unstarted.
+        settle(flow);
         if (!flow.hasUnstarted(piece)) {
             return false;
         }
         boolean head = flow.items.peekFirst()[0] == piece;
         if (head) {
-            settle(flow);
             flow.items.pollFirst();
             if (flow.items.isEmpty()) {
                 deactivate(flow);

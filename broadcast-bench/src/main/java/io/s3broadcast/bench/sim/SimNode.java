@@ -71,7 +71,6 @@ final class SimNode {
     private final BitSet inStolenWorks = new BitSet();
 
     private WorkSizing.Sizing sizing;
-    private List<PieceRun> share = List.of();
     private boolean begun;
     private boolean fetching;
     private int lanes;
@@ -80,16 +79,12 @@ final class SimNode {
     private int advertised = -1;
 
     long phase1End = -1;
-    long phase2Start = -1;
     long lastPiece = -1;
     long messages;
     long controlBytes;
-    long pieceMessages;
     long s3Bytes;
     long s3Gets;
-    long peerBytesIn;
     int piecesStolen;
-    long requestTimeouts;
 
     SimNode(Simulation sim, int index, String id) {
         this.sim = sim;
@@ -121,10 +116,6 @@ final class SimNode {
         this.s3Random = new Random(Simulation.mix(config.seed(), index, 4));
     }
 
-    WorkList workList() {
-        return workList;
-    }
-
     void connect(SimNode other, int otherShareWorks) {
         Link l = new Link(other);
         l.lastWorks = otherShareWorks;
@@ -148,7 +139,6 @@ final class SimNode {
 
     /** Phase 1 starts: as {@code ShareFetcher.begin}. */
     void begin(List<PieceRun> share, WorkSizing.Sizing sizing) {
-        this.share = share;
         this.sizing = sizing;
         workList.append(share);
         begun = true;
@@ -159,14 +149,6 @@ final class SimNode {
     /** A choke round: as {@code ChokeDriver}'s timer. */
     void chokeRound() {
         apply(choke.tick());
-    }
-
-    boolean complete() {
-        return requests.isComplete();
-    }
-
-    int shareWorks() {
-        return share.size();
     }
 
     // ------------------------------------------------------------------ messages
@@ -337,7 +319,6 @@ final class SimNode {
     private void checkPhase2Start() {
         if (!phase2Started && overEverywhere()) {
             phase2Started = true;
-            phase2Start = events.now();
             pumpAll();
         }
     }
@@ -459,7 +440,6 @@ final class SimNode {
             return;
         }
         l.serving++;
-        pieceMessages++;
         controlBytes += FRAME + 8;
         // Piece bytes cost 1 / peerEfficiency of their size on the links (the losses the model does not see).
         net.enqueue(l.out, piece, (long) Math.ceil(config.pieceBytes(piece) / config.peerEfficiency()));
@@ -472,7 +452,6 @@ final class SimNode {
             return;
         }
         l.askedAt.remove(piece);
-        requestTimeouts++;
         requests.requestFailed(l.node.id, piece);
         pumpAll();
     }
@@ -494,7 +473,6 @@ final class SimNode {
     private void onPiece(String from, int piece, long bytes) {
         Link l = links.get(from);
         l.askedAt.remove(piece);
-        peerBytesIn += bytes;
         choke.downloaded(from, bytes);
         if (requests.hasPiece(piece)) {
             requests.requestFailed(from, piece);

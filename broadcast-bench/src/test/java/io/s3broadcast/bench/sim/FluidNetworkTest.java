@@ -116,6 +116,22 @@ class FluidNetworkTest {
     }
 
     @Test
+    void aHeadItemPartWaySentIsNotCancelled() {
+        EventQueue q = new EventQueue();
+        FluidNetwork net = new FluidNetwork(q, new long[] {1 * MB, 0}, new long[] {0, 0}, 0, 0);
+        Arrivals a = new Arrivals(q);
+        FluidNetwork.Flow f = net.openPeer(1, 0, a);
+        net.enqueue(f, 0, MB);
+        boolean[] cancelled = {true};
+        // Half of piece 0 is over the link at 0.5 s: too late to cancel it.
+        q.at(500_000_000L, () -> cancelled[0] = net.cancel(f, 0));
+        q.run(() -> false, Long.MAX_VALUE);
+        assertThat(cancelled[0]).isFalse();
+        assertThat(a.at).hasSize(1);
+        assertThat(a.at.get(0)).containsExactly(0, 1.0);
+    }
+
+    @Test
     void aRecomputationStepDelaysRatesByAtMostOneStep() {
         EventQueue q = new EventQueue();
         FluidNetwork net = new FluidNetwork(q, new long[] {10 * MB, 0}, new long[] {0, 0}, 0, 1_000_000);
