@@ -118,7 +118,7 @@ final class RangeReader {
     }
 
     /** Bytes received over every attempt, for its rate. */
-    long received() {
+    synchronized long received() {
         return received + (current == null ? 0 : current.writer.received());
     }
 
@@ -227,6 +227,10 @@ final class RangeReader {
         synchronized (this) {
             received += a.writer.received();
             dropped += a.writer.dropped();
+            if (current == a) {
+                // Its bytes are in received now; counted once.
+                current = null;
+            }
             if (cancelled) {
                 return;
             }

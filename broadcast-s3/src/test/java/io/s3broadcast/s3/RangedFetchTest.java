@@ -277,6 +277,21 @@ class RangedFetchTest {
     }
 
     @Test
+    void aFinishedReaderCountsEachByteItReceivedOnce() throws Exception {
+        client.script = (c, n) -> n == 1 ? FakeS3Client.truncateAfter(100) : FakeS3Client.ok();
+        store = PieceStore.create(dir.resolve("obj"), new PieceLayout(data.length, PIECE));
+        ReadContext ctx = new ReadContext(client, info(), store, listener, scheduler, scheduler.ticker(), () -> 0.5,
+                new Backoff(Duration.ofMillis(100), MAX_BACKOFF), 3, FIRST_BYTE, STALL,
+                new BufferPool(S3ObjectSource.WRITE_BUFFER, 1));
+        RangeReader reader = new RangeReader(ctx, new PieceRun(0, 4));
+        CompletableFuture<Void> f = reader.start();
+        scheduler.advance(MAX_BACKOFF);
+        assertThat(f).isCompleted();
+        // 100 bytes of the truncated attempt, then the whole range again: each counted once, also once done.
+        assertThat(reader.received()).isEqualTo(100 + RANGE);
+    }
+
+    @Test
     void stalledBodyIsAbandonedAfterTheStallTimeoutAndRetried() throws Exception {
         client.script = (c, n) -> n == 1 ? FakeS3Client.stallAfter(2 * PIECE + 10) : FakeS3Client.ok();
         CompletableFuture<Void> f = fetch(1, 3);
