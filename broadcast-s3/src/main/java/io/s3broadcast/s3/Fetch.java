@@ -326,43 +326,49 @@ final class Fetch {
 
     /** Measures the rate of the last interval, asks the tuner, and starts lanes up to its count. */
     private void tick() {
-        if (stopping()) {
-            return;
-        }
-        long now = ctx.ticker().read();
-        long total = bytes.sum();
-        int add;
-        boolean lookForTail;
-        synchronized (this) {
-            double seconds = seconds(now - lastTickNanos);
-            if (seconds <= 0) {
+        // Runs on the scheduler at a fixed rate: a throw would end the ticks unseen and could leave the fetch
+        // pending (a lane reserved for a tail never retired), so it fails the fetch instead.
+        try {
+            if (stopping()) {
                 return;
             }
-            double rate = (total - lastBytes) / seconds;
-            lastBytes = total;
-            lastRate = rate;
-            peakRate = Math.max(peakRate, rate);
-            lastTickNanos = now;
-            target = Math.max(1, Math.min(maxLanes, tuner.measured(rate)));
-            add = lanes == 0 ? 0 : Math.max(0, target - lanes);
-            lanes += add;
-            // A read may have slowed after the other lanes stopped for want of runs: look for a tail to hedge.
-            lookForTail = add == 0 && hedge && lanes > 0 && lanes < maxLanes;
+            long now = ctx.ticker().read();
+            long total = bytes.sum();
+            int add;
+            boolean lookForTail;
+            synchronized (this) {
+                double seconds = seconds(now - lastTickNanos);
+                if (seconds <= 0) {
+                    return;
+                }
+                double rate = (total - lastBytes) / seconds;
+                lastBytes = total;
+                lastRate = rate;
+                peakRate = Math.max(peakRate, rate);
+                lastTickNanos = now;
+                target = Math.max(1, Math.min(maxLanes, tuner.measured(rate)));
+                add = lanes == 0 ? 0 : Math.max(0, target - lanes);
+                lanes += add;
+                // A read may have slowed after the other lanes stopped for want of runs: look for a tail to hedge.
+                lookForTail = add == 0 && hedge && lanes > 0 && lanes < maxLanes;
+                if (lookForTail) {
+                    // Reserved before looking, so the fetch cannot end between a cut and the read of its tail.
+                    lanes++;
+                }
+            }
+            for (int i = 0; i < add && !stopping(); i++) {
+                lane();
+            }
             if (lookForTail) {
-                // Reserved before looking, so the fetch cannot end between a cut and the read of its tail.
-                lanes++;
+                RangeReader tail = stopping() ? null : hedgeSlowest();
+                if (tail == null) {
+                    retire();
+                } else {
+                    lane(tail);
+                }
             }
-        }
-        for (int i = 0; i < add && !stopping(); i++) {
-            lane();
-        }
-        if (lookForTail) {
-            RangeReader tail = stopping() ? null : hedgeSlowest();
-            if (tail == null) {
-                retire();
-            } else {
-                lane(tail);
-            }
+        } catch (RuntimeException | Error e) {
+            fail(e);
         }
     }
 

@@ -114,7 +114,10 @@ final class RangeReader {
         if (current != null && !current.ended.get()) {
             return current.writer.position();
         }
-        return Math.max(startByte, layout.offset(Math.min(nextPiece, layout.pieceCount() - 1)));
+        if (finished()) {
+            return endByte;
+        }
+        return Math.max(startByte, layout.offset(nextPiece));
     }
 
     /** Bytes received over every attempt, for its rate. */
@@ -133,7 +136,7 @@ final class RangeReader {
      */
     boolean split(long at) {
         synchronized (this) {
-            if (cancelled || done.isDone() || at >= endByte || at <= startByte) {
+            if (cancelled || done.isDone() || finished() || at >= endByte || at <= startByte) {
                 return false;
             }
             Attempt a = current;

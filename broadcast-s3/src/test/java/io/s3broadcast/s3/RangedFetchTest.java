@@ -81,6 +81,13 @@ class RangedFetchTest {
                 listener);
     }
 
+    /** What a fetch of {@link #info()} into {@link #store} gives its readers. */
+    ReadContext context() {
+        return new ReadContext(client, info(), store, listener, scheduler, scheduler.ticker(), () -> 0.5,
+                new Backoff(Duration.ofMillis(100), MAX_BACKOFF), 3, FIRST_BYTE, STALL,
+                new BufferPool(S3ObjectSource.WRITE_BUFFER, 1));
+    }
+
     void assertStoredExactly() throws IOException {
         assertThat(store.isComplete()).isTrue();
         PieceLayout layout = store.layout();
@@ -280,15 +287,22 @@ class RangedFetchTest {
     void aFinishedReaderCountsEachByteItReceivedOnce() throws Exception {
         client.script = (c, n) -> n == 1 ? FakeS3Client.truncateAfter(100) : FakeS3Client.ok();
         store = PieceStore.create(dir.resolve("obj"), new PieceLayout(data.length, PIECE));
-        ReadContext ctx = new ReadContext(client, info(), store, listener, scheduler, scheduler.ticker(), () -> 0.5,
-                new Backoff(Duration.ofMillis(100), MAX_BACKOFF), 3, FIRST_BYTE, STALL,
-                new BufferPool(S3ObjectSource.WRITE_BUFFER, 1));
-        RangeReader reader = new RangeReader(ctx, new PieceRun(0, 4));
+        RangeReader reader = new RangeReader(context(), new PieceRun(0, 4));
         CompletableFuture<Void> f = reader.start();
         scheduler.advance(MAX_BACKOFF);
         assertThat(f).isCompleted();
         // 100 bytes of the truncated attempt, then the whole range again: each counted once, also once done.
         assertThat(reader.received()).isEqualTo(100 + RANGE);
+    }
+
+    @Test
+    void aReaderOfTheLastPiecesOnceDoneIsAtItsEndAndCannotBeSplit() throws Exception {
+        store = PieceStore.create(dir.resolve("obj"), new PieceLayout(data.length, PIECE));
+        int pieces = store.layout().pieceCount();
+        RangeReader reader = new RangeReader(context(), new PieceRun(pieces - 2, pieces));
+        assertThat(reader.start()).isCompleted();
+        assertThat(reader.position()).isEqualTo(data.length);
+        assertThat(reader.split(data.length - PIECE / 2)).isFalse();
     }
 
     @Test
