@@ -28,7 +28,8 @@ import org.slf4j.LoggerFactory;
  * <p>The number of lanes starts at {@link RangeReads#connections()} and is tuned while the fetch runs: every
  * {@link ConnectionTuning#interval()} the bytes that came are measured and the {@link ConnectionTuning.Tuner}
  * says how many lanes to keep (a lane over the count stops after its read; one under it is started), up
- * to {@link RangeReads#maxConnections()}; a 503 SlowDown is told to it at once.
+ * to {@link RangeReads#maxConnections()}; a 503 SlowDown is told to it at once (the 503s within one interval of
+ * it, of GETs that were in flight together, are not).
  *
  * <p>With {@link RangeReads#hedge()}, a lane that finds the queue empty hedges before it stops: it takes the
  * unreceived tail of the read in flight that {@link TailHedge} finds much slower than a new GET would be,
@@ -68,6 +69,9 @@ final class Fetch {
     private double lastRate;
     private double peakRate;
     private long lastTickNanos;
+    /** When the tuner was last told of a throttle, if it was. */
+    private boolean throttledBefore;
+    private long lastThrottleNanos;
     private ScheduledFuture<?> ticks;
 
     Fetch(ReadContext ctx, PieceQueue queue, RangeReads reads, int maxConnections) {
@@ -372,8 +376,18 @@ final class Fetch {
         }
     }
 
+    /**
+     * Tells the tuner of a 503 SlowDown, once per {@link ConnectionTuning#interval()}: the GETs in flight when S3
+     * pushed back each get one, and told each they would halve the count once per GET, down to one.
+     */
     private void throttled() {
+        long now = ctx.ticker().read();
         synchronized (this) {
+            if (throttledBefore && now - lastThrottleNanos < tuning.interval().toNanos()) {
+                return;
+            }
+            throttledBefore = true;
+            lastThrottleNanos = now;
             target = Math.max(1, Math.min(maxLanes, tuner.throttled()));
         }
     }

@@ -173,6 +173,22 @@ class RangedFetchTest {
     }
 
     @Test
+    void slowDownsTogetherHalveTheCountOnce() throws Exception {
+        client.pacer = scheduler;
+        // The two GETs left after the first 503 are turned away too, at the same moment: one throttle, not two.
+        client.script = (c, n) -> n <= 2 ? FakeS3Client.status(503, "SlowDown") : new FakeS3Client.Paced(25_000_000L);
+        store = PieceStore.create(dir.resolve("obj"), new PieceLayout(data.length, PIECE));
+        CompletableFuture<Void> f = source(4, 3).fetch(info(), PieceQueue.ofRange(0, store.layout().pieceCount()), store,
+                listener, new RangeReads(4, PIECE, 4, ConnectionTuning.hillClimbing(), false));
+        // Retried at 50 ms, each piece takes 100 ms: at 200 ms the two lanes read their second pieces.
+        scheduler.advance(Duration.ofMillis(200));
+        assertThat(client.open.get()).isEqualTo(2);
+        scheduler.advance(Duration.ofSeconds(2));
+        assertThat(f).isCompleted();
+        assertStoredExactly();
+    }
+
+    @Test
     void anIdleConnectionTakesOverTheTailOfASlowRangeAndThePieceCutInTwoIsChecked() throws Exception {
         client.pacer = scheduler;
         // The first GET draws 2.56 KB/s, the others 25.6 KB/s.
