@@ -253,7 +253,9 @@ final class RangeReader {
             done.completeExceptionally(Failures.unwrap(failure));
             return;
         }
-        if (kind == Failures.Kind.OBJECT_CHANGED) {
+        if (kind == Failures.Kind.OBJECT_CHANGED && !(Failures.unwrap(failure) instanceof BroadcastException)) {
+            // A 412 to the If-Match: a HEAD tells what the object is now. A response the writer found to be of
+            // another version (its ETag or size) says so itself and fails below as it is.
             objectChanged(a.writer.range(), Failures.unwrap(failure));
             return;
         }

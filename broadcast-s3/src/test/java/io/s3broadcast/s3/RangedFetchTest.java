@@ -399,7 +399,10 @@ class RangedFetchTest {
     void responseWithAnotherETagMeansTheObjectChanged() throws Exception {
         client.script = (c, n) -> new FakeS3Client.Serve(Long.MAX_VALUE, null, false, null, "\"other\"");
         CompletableFuture<Void> f = fetch(1, 5);
-        assertThatThrownBy(f::get).cause().isInstanceOf(BroadcastException.ObjectChanged.class);
+        assertThatThrownBy(f::get).cause().isInstanceOf(BroadcastException.ObjectChanged.class)
+                .hasMessageContaining("came with ETag \"other\"");
+        // The response named the new ETag: no HEAD to ask for it.
+        assertThat(client.heads).isEmpty();
     }
 
     @Test
