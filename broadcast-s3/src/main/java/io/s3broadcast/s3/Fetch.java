@@ -353,8 +353,9 @@ final class Fetch {
                 target = Math.max(1, Math.min(maxLanes, tuner.measured(rate)));
                 add = lanes == 0 ? 0 : Math.max(0, target - lanes);
                 lanes += add;
-                // A read may have slowed after the other lanes stopped for want of runs: look for a tail to hedge.
-                lookForTail = add == 0 && hedge && lanes > 0 && lanes < maxLanes;
+                // A read may have slowed after the other lanes stopped for want of runs: look for a tail to hedge
+                // (not while lanes are over the count, as after a SlowDown: they are to stop, not to multiply).
+                lookForTail = add == 0 && hedge && lanes > 0 && lanes < maxLanes && lanes <= target;
                 if (lookForTail) {
                     // Reserved before looking, so the fetch cannot end between a cut and the read of its tail.
                     lanes++;
