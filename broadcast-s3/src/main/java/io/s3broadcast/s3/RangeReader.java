@@ -55,9 +55,8 @@ final class RangeReader {
     private Attempt current;
     private ScheduledFuture<?> pendingRetry;
     private boolean cancelled;
-    /** Bytes received and dropped by attempts that ended. */
+    /** Bytes received by attempts that ended. */
     private volatile long received;
-    private volatile long dropped;
     /** Whether {@link #split} cut this reader short. */
     private volatile boolean wasCut;
 
@@ -123,11 +122,6 @@ final class RangeReader {
     /** Bytes received over every attempt, for its rate. */
     synchronized long received() {
         return received + (current == null ? 0 : current.writer.received());
-    }
-
-    /** Bytes dropped after cuts. */
-    long dropped() {
-        return dropped;
     }
 
     /**
@@ -229,7 +223,6 @@ final class RangeReader {
     private void attemptEnded(Attempt a, Throwable failure) {
         synchronized (this) {
             received += a.writer.received();
-            dropped += a.writer.dropped();
             if (current == a) {
                 // Its bytes are in received now; counted once.
                 current = null;
@@ -376,10 +369,6 @@ final class RangeReader {
             }
             try {
                 watchdog.stop();
-                if (failure == null && finished() && request != null) {
-                    // Cut: the writer took every byte up to the cut and stopped; drop the GET's connection.
-                    request.cancel(true);
-                }
                 if (failure != null) {
                     // Cancels the SDK's future first: a cancellation is what makes the SDK abort the request
                     // and drop its connection, also before any byte came (after the writer failed, the future
