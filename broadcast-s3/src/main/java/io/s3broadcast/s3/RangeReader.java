@@ -369,6 +369,12 @@ final class RangeReader {
             }
             try {
                 watchdog.stop();
+                if (failure == null && finished() && request != null) {
+                    // Cut: the writer took every byte up to the cut and stopped. The request's future is complete
+                    // here (this runs as one of its dependents), so this cancels nothing, but it runs the future's
+                    // other dependents (the client's, such as giving back its connection) before the next GET.
+                    request.cancel(true);
+                }
                 if (failure != null) {
                     // Cancels the SDK's future first: a cancellation is what makes the SDK abort the request
                     // and drop its connection, also before any byte came (after the writer failed, the future
