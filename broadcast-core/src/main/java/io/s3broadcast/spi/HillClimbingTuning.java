@@ -12,7 +12,8 @@ import java.time.Duration;
  * <li><b>Hold.</b> A step that did not raise the rate is kept (it did not hurt) and climbing pauses for
  *     {@link #HOLD_INTERVALS} intervals, then probes one more connection.
  * <li><b>Back off.</b> A rate that falls by more than {@link #FALL} after a step takes the step back; 503
- *     SlowDown halves the count. Either holds, and the rate is measured afresh.
+ *     SlowDown halves the count. Either holds, and the rate is measured afresh; climbing then goes on one at
+ *     a time.
  * </ul>
  * The rate of one interval is noisy (each GET draws its own rate and ranges start and end), so only
  * clear rises and falls count.
@@ -66,7 +67,10 @@ final class HillClimbingTuning implements ConnectionTuning {
             }
             if (previous >= 0) {
                 if (rate < previousRate * (1 - FALL)) {
+                    // The step was too far: back, and from there one at a time (doubling again would only
+                    // repeat the step that fell).
                     count = previous;
+                    slowStart = false;
                     return holdAt(count);
                 }
                 if (rate < previousRate * (1 + RISE)) {

@@ -41,6 +41,18 @@ class HillClimbingTuningTest {
     }
 
     @Test
+    void afterAFallAndItsHoldItClimbsByOne() {
+        ConnectionTuning.Tuner t = ConnectionTuning.hillClimbing().start(4, 16);
+        assertThat(t.measured(10 * MB)).isEqualTo(8);
+        assertThat(t.measured(7 * MB)).isEqualTo(4);
+        for (int i = 0; i < HillClimbingTuning.HOLD_INTERVALS; i++) {
+            assertThat(t.measured(10 * MB)).isEqualTo(4);
+        }
+        // Not back to 8, the step that fell: one more.
+        assertThat(t.measured(10 * MB)).isEqualTo(5);
+    }
+
+    @Test
     void slowDownHalvesTheCountAndHolds() {
         ConnectionTuning.Tuner t = ConnectionTuning.hillClimbing().start(8, 16);
         assertThat(t.throttled()).isEqualTo(4);

@@ -28,7 +28,8 @@ import org.slf4j.LoggerFactory;
  * <p>The number of lanes starts at {@link RangeReads#connections()} and is tuned while the fetch runs: every
  * {@link ConnectionTuning#interval()} the bytes that came are measured and the {@link ConnectionTuning.Tuner}
  * says how many lanes to keep (a lane over the count stops after its read; one under it is started), up
- * to {@link RangeReads#maxConnections()}; a 503 SlowDown is told to it at once.
+ * to {@link RangeReads#maxConnections()}; a 503 SlowDown is told to it at once (the 503s within one interval of
+ * it, of GETs that were in flight together, are not).
  *
  * <p>With {@link RangeReads#hedge()}, a lane that finds the queue empty hedges before it stops: it takes the
  * unreceived tail of the read in flight that {@link TailHedge} finds much slower than a new GET would be,
@@ -68,6 +69,9 @@ final class Fetch {
     private double lastRate;
     private double peakRate;
     private long lastTickNanos;
+    /** When the tuner was last told of a throttle, if it was. */
+    private boolean throttledBefore;
+    private long lastThrottleNanos;
     private ScheduledFuture<?> ticks;
 
     Fetch(ReadContext ctx, PieceQueue queue, RangeReads reads, int maxConnections) {
@@ -326,48 +330,65 @@ final class Fetch {
 
     /** Measures the rate of the last interval, asks the tuner, and starts lanes up to its count. */
     private void tick() {
-        if (stopping()) {
-            return;
-        }
-        long now = ctx.ticker().read();
-        long total = bytes.sum();
-        int add;
-        boolean lookForTail;
-        synchronized (this) {
-            double seconds = seconds(now - lastTickNanos);
-            if (seconds <= 0) {
+        // Runs on the scheduler at a fixed rate: a throw would end the ticks unseen and could leave the fetch
+        // pending (a lane reserved for a tail never retired), so it fails the fetch instead.
+        try {
+            if (stopping()) {
                 return;
             }
-            double rate = (total - lastBytes) / seconds;
-            lastBytes = total;
-            lastRate = rate;
-            peakRate = Math.max(peakRate, rate);
-            lastTickNanos = now;
-            target = Math.max(1, Math.min(maxLanes, tuner.measured(rate)));
-            add = lanes == 0 ? 0 : Math.max(0, target - lanes);
-            lanes += add;
-            // A read may have slowed after the other lanes stopped for want of runs: look for a tail to hedge.
-            lookForTail = add == 0 && hedge && lanes > 0 && lanes < maxLanes;
+            long now = ctx.ticker().read();
+            long total = bytes.sum();
+            int add;
+            boolean lookForTail;
+            synchronized (this) {
+                double seconds = seconds(now - lastTickNanos);
+                if (seconds <= 0) {
+                    return;
+                }
+                double rate = (total - lastBytes) / seconds;
+                lastBytes = total;
+                lastRate = rate;
+                peakRate = Math.max(peakRate, rate);
+                lastTickNanos = now;
+                target = Math.max(1, Math.min(maxLanes, tuner.measured(rate)));
+                add = lanes == 0 ? 0 : Math.max(0, target - lanes);
+                lanes += add;
+                // A read may have slowed after the other lanes stopped for want of runs: look for a tail to hedge
+                // (not while lanes are over the count, as after a SlowDown: they are to stop, not to multiply).
+                lookForTail = add == 0 && hedge && lanes > 0 && lanes < maxLanes && lanes <= target;
+                if (lookForTail) {
+                    // Reserved before looking, so the fetch cannot end between a cut and the read of its tail.
+                    lanes++;
+                }
+            }
+            for (int i = 0; i < add && !stopping(); i++) {
+                lane();
+            }
             if (lookForTail) {
-                // Reserved before looking, so the fetch cannot end between a cut and the read of its tail.
-                lanes++;
+                RangeReader tail = stopping() ? null : hedgeSlowest();
+                if (tail == null) {
+                    retire();
+                } else {
+                    lane(tail);
+                }
             }
-        }
-        for (int i = 0; i < add && !stopping(); i++) {
-            lane();
-        }
-        if (lookForTail) {
-            RangeReader tail = stopping() ? null : hedgeSlowest();
-            if (tail == null) {
-                retire();
-            } else {
-                lane(tail);
-            }
+        } catch (RuntimeException | Error e) {
+            fail(e);
         }
     }
 
+    /**
+     * Tells the tuner of a 503 SlowDown, once per {@link ConnectionTuning#interval()}: the GETs in flight when S3
+     * pushed back each get one, and told each they would halve the count once per GET, down to one.
+     */
     private void throttled() {
+        long now = ctx.ticker().read();
         synchronized (this) {
+            if (throttledBefore && now - lastThrottleNanos < tuning.interval().toNanos()) {
+                return;
+            }
+            throttledBefore = true;
+            lastThrottleNanos = now;
             target = Math.max(1, Math.min(maxLanes, tuner.throttled()));
         }
     }

@@ -78,8 +78,6 @@ final class PieceWriter implements AsyncResponseTransformer<GetObjectResponse, V
     private long cut;
     /** Parts the last chunk finished; read right after {@link #write} under the lock. */
     private int[] parts = new int[0];
-    /** Bytes that came after the cut and were dropped. */
-    private long dropped;
     /** Bytes received, read without the lock by whoever estimates this range's rate. */
     private volatile long received;
 
@@ -129,13 +127,6 @@ final class PieceWriter implements AsyncResponseTransformer<GetObjectResponse, V
     /** Bytes received so far (of the bytes asked for, also those dropped after a cut). */
     long received() {
         return received;
-    }
-
-    /** Bytes dropped after a cut. */
-    long dropped() {
-        synchronized (lock) {
-            return dropped;
-        }
     }
 
     /** The byte this writer is at: received and taken in up to here. */
@@ -394,7 +385,7 @@ final class PieceWriter implements AsyncResponseTransformer<GetObjectResponse, V
                 onPieceStored.accept(piece);
             }
         }
-        dropped += chunk.remaining();
+        // What is left is after the cut: dropped.
         chunk.position(chunk.limit());
         return stored;
     }

@@ -55,9 +55,8 @@ final class RangeReader {
     private Attempt current;
     private ScheduledFuture<?> pendingRetry;
     private boolean cancelled;
-    /** Bytes received and dropped by attempts that ended. */
+    /** Bytes received by attempts that ended. */
     private volatile long received;
-    private volatile long dropped;
     /** Whether {@link #split} cut this reader short. */
     private volatile boolean wasCut;
 
@@ -114,17 +113,15 @@ final class RangeReader {
         if (current != null && !current.ended.get()) {
             return current.writer.position();
         }
-        return Math.max(startByte, layout.offset(Math.min(nextPiece, layout.pieceCount() - 1)));
+        if (finished()) {
+            return endByte;
+        }
+        return Math.max(startByte, layout.offset(nextPiece));
     }
 
     /** Bytes received over every attempt, for its rate. */
-    long received() {
+    synchronized long received() {
         return received + (current == null ? 0 : current.writer.received());
-    }
-
-    /** Bytes dropped after cuts. */
-    long dropped() {
-        return dropped;
     }
 
     /**
@@ -133,7 +130,7 @@ final class RangeReader {
      */
     boolean split(long at) {
         synchronized (this) {
-            if (cancelled || done.isDone() || at >= endByte || at <= startByte) {
+            if (cancelled || done.isDone() || finished() || at >= endByte || at <= startByte) {
                 return false;
             }
             Attempt a = current;
@@ -226,7 +223,10 @@ final class RangeReader {
     private void attemptEnded(Attempt a, Throwable failure) {
         synchronized (this) {
             received += a.writer.received();
-            dropped += a.writer.dropped();
+            if (current == a) {
+                // Its bytes are in received now; counted once.
+                current = null;
+            }
             if (cancelled) {
                 return;
             }
@@ -246,7 +246,9 @@ final class RangeReader {
             done.completeExceptionally(Failures.unwrap(failure));
             return;
         }
-        if (kind == Failures.Kind.OBJECT_CHANGED) {
+        if (kind == Failures.Kind.OBJECT_CHANGED && !(Failures.unwrap(failure) instanceof BroadcastException)) {
+            // A 412 to the If-Match: a HEAD tells what the object is now. A response the writer found to be of
+            // another version (its ETag or size) says so itself and fails below as it is.
             objectChanged(a.writer.range(), Failures.unwrap(failure));
             return;
         }
@@ -368,7 +370,9 @@ final class RangeReader {
             try {
                 watchdog.stop();
                 if (failure == null && finished() && request != null) {
-                    // Cut: the writer took every byte up to the cut and stopped; drop the GET's connection.
+                    // Cut: the writer took every byte up to the cut and stopped. The request's future is complete
+                    // here (this runs as one of its dependents), so this cancels nothing, but it runs the future's
+                    // other dependents (the client's, such as giving back its connection) before the next GET.
                     request.cancel(true);
                 }
                 if (failure != null) {

@@ -5,7 +5,6 @@ import io.s3broadcast.spi.PieceStore;
 import io.s3broadcast.spi.Sha256;
 import java.io.IOException;
 import java.nio.ByteBuffer;
-import java.security.MessageDigest;
 import java.util.HashMap;
 import java.util.Map;
 import java.util.zip.CRC32C;
@@ -70,12 +69,7 @@ final class SplitPieces {
         bytes.flip();
         CRC32C crc = new CRC32C();
         crc.update(bytes.duplicate());
-        byte[] digest = null;
-        if (store.keepsDigests()) {
-            MessageDigest sha = Sha256.newDigest();
-            sha.update(bytes);
-            digest = sha.digest();
-        }
+        byte[] digest = store.keepsDigests() ? Sha256.of(bytes) : null;
         return store.completePiece(piece, (int) crc.getValue(), digest);
     }
 

@@ -81,6 +81,13 @@ class RangedFetchTest {
                 listener);
     }
 
+    /** What a fetch of {@link #info()} into {@link #store} gives its readers. */
+    ReadContext context() {
+        return new ReadContext(client, info(), store, listener, scheduler, scheduler.ticker(), () -> 0.5,
+                new Backoff(Duration.ofMillis(100), MAX_BACKOFF), 3, FIRST_BYTE, STALL,
+                new BufferPool(S3ObjectSource.WRITE_BUFFER, 1));
+    }
+
     void assertStoredExactly() throws IOException {
         assertThat(store.isComplete()).isTrue();
         PieceLayout layout = store.layout();
@@ -160,6 +167,22 @@ class RangedFetchTest {
         // Halved to two: the lane that finished its read stops until only two remain.
         scheduler.advance(Duration.ofMillis(200));
         assertThat(client.open.get()).isLessThanOrEqualTo(2);
+        scheduler.advance(Duration.ofSeconds(2));
+        assertThat(f).isCompleted();
+        assertStoredExactly();
+    }
+
+    @Test
+    void slowDownsTogetherHalveTheCountOnce() throws Exception {
+        client.pacer = scheduler;
+        // The two GETs left after the first 503 are turned away too, at the same moment: one throttle, not two.
+        client.script = (c, n) -> n <= 2 ? FakeS3Client.status(503, "SlowDown") : new FakeS3Client.Paced(25_000_000L);
+        store = PieceStore.create(dir.resolve("obj"), new PieceLayout(data.length, PIECE));
+        CompletableFuture<Void> f = source(4, 3).fetch(info(), PieceQueue.ofRange(0, store.layout().pieceCount()), store,
+                listener, new RangeReads(4, PIECE, 4, ConnectionTuning.hillClimbing(), false));
+        // Retried at 50 ms, each piece takes 100 ms: at 200 ms the two lanes read their second pieces.
+        scheduler.advance(Duration.ofMillis(200));
+        assertThat(client.open.get()).isEqualTo(2);
         scheduler.advance(Duration.ofSeconds(2));
         assertThat(f).isCompleted();
         assertStoredExactly();
@@ -277,6 +300,28 @@ class RangedFetchTest {
     }
 
     @Test
+    void aFinishedReaderCountsEachByteItReceivedOnce() throws Exception {
+        client.script = (c, n) -> n == 1 ? FakeS3Client.truncateAfter(100) : FakeS3Client.ok();
+        store = PieceStore.create(dir.resolve("obj"), new PieceLayout(data.length, PIECE));
+        RangeReader reader = new RangeReader(context(), new PieceRun(0, 4));
+        CompletableFuture<Void> f = reader.start();
+        scheduler.advance(MAX_BACKOFF);
+        assertThat(f).isCompleted();
+        // 100 bytes of the truncated attempt, then the whole range again: each counted once, also once done.
+        assertThat(reader.received()).isEqualTo(100 + RANGE);
+    }
+
+    @Test
+    void aReaderOfTheLastPiecesOnceDoneIsAtItsEndAndCannotBeSplit() throws Exception {
+        store = PieceStore.create(dir.resolve("obj"), new PieceLayout(data.length, PIECE));
+        int pieces = store.layout().pieceCount();
+        RangeReader reader = new RangeReader(context(), new PieceRun(pieces - 2, pieces));
+        assertThat(reader.start()).isCompleted();
+        assertThat(reader.position()).isEqualTo(data.length);
+        assertThat(reader.split(data.length - PIECE / 2)).isFalse();
+    }
+
+    @Test
     void stalledBodyIsAbandonedAfterTheStallTimeoutAndRetried() throws Exception {
         client.script = (c, n) -> n == 1 ? FakeS3Client.stallAfter(2 * PIECE + 10) : FakeS3Client.ok();
         CompletableFuture<Void> f = fetch(1, 3);
@@ -354,7 +399,10 @@ class RangedFetchTest {
     void responseWithAnotherETagMeansTheObjectChanged() throws Exception {
         client.script = (c, n) -> new FakeS3Client.Serve(Long.MAX_VALUE, null, false, null, "\"other\"");
         CompletableFuture<Void> f = fetch(1, 5);
-        assertThatThrownBy(f::get).cause().isInstanceOf(BroadcastException.ObjectChanged.class);
+        assertThatThrownBy(f::get).cause().isInstanceOf(BroadcastException.ObjectChanged.class)
+                .hasMessageContaining("came with ETag \"other\"");
+        // The response named the new ETag: no HEAD to ask for it.
+        assertThat(client.heads).isEmpty();
     }
 
     @Test
