@@ -28,6 +28,7 @@ import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.Executor;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.locks.ReentrantLock;
 import java.util.zip.CRC32C;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -123,8 +124,13 @@ final class PieceJournal implements PieceStore.PieceObserver {
     private final Bitfield recorded;
     private final ConcurrentLinkedQueue<Integer> queued = new ConcurrentLinkedQueue<>();
     private final AtomicBoolean scheduled = new AtomicBoolean();
+    /**
+     * Held while records are written (which takes the store's lock for each piece). Never waited for by a
+     * flush, which may run under the store's lock: a flush that finds it held tries again later.
+     */
+    private final ReentrantLock writing = new ReentrantLock();
     private long end;
-    private boolean closed;
+    private volatile boolean closed;
 
     /**
      * Appends to {@code journal} (whose valid content ends at its current size) the pieces {@code store}
@@ -247,13 +253,30 @@ final class PieceJournal implements PieceStore.PieceObserver {
 
     /**
      * Writes every queued record as one batch. What arrives while it is written schedules the next batch, a
-     * delay later.
+     * delay later. When another thread is writing, tries again a delay later (it never waits: an executor
+     * that runs it in the caller would run it under the store's lock, which the writer needs).
      */
-    synchronized void flush() {
+    void flush() {
         if (closed) {
             return;
         }
-        scheduled.set(false);
+        if (!writing.tryLock()) {
+            later.execute(this::flush); // scheduled stays set: this retry takes what arrives meanwhile
+            return;
+        }
+        try {
+            scheduled.set(false);
+            writeQueued();
+        } finally {
+            writing.unlock();
+        }
+    }
+
+    /** Writes what is queued; the caller holds {@link #writing}. */
+    private void writeQueued() {
+        if (closed) {
+            return;
+        }
         List<Integer> batch = new ArrayList<>();
         for (Integer e; (e = queued.poll()) != null; ) {
             batch.add(e);
@@ -301,19 +324,24 @@ final class PieceJournal implements PieceStore.PieceObserver {
 
     /**
      * Writes what is queued, forces the journal to disk and stops recording. The channel stays open (its lock
-     * is the caller's). Idempotent.
+     * is the caller's). Idempotent. Not to be called holding the store's lock.
      */
-    synchronized void close() {
+    void close() {
         store.stopObserving(this);
-        flush();
-        if (closed) {
-            return;
-        }
-        closed = true;
+        writing.lock();
         try {
-            journal.force(false);
-        } catch (IOException e) {
-            LOG.debug("cannot force the resume journal of {}", store.tempFile(), e);
+            writeQueued();
+            if (closed) {
+                return;
+            }
+            closed = true;
+            try {
+                journal.force(false);
+            } catch (IOException e) {
+                LOG.debug("cannot force the resume journal of {}", store.tempFile(), e);
+            }
+        } finally {
+            writing.unlock();
         }
     }
 
