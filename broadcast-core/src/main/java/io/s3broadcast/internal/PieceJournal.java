@@ -345,6 +345,21 @@ final class PieceJournal implements PieceStore.PieceObserver {
         }
     }
 
+    /**
+     * Stops recording without writing or forcing anything: the journal is about to be deleted (the object is
+     * at its destination, or what was stored is not kept). Waits for a batch being written. Idempotent.
+     */
+    void discard() {
+        store.stopObserving(this);
+        writing.lock();
+        try {
+            closed = true;
+            queued.clear();
+        } finally {
+            writing.unlock();
+        }
+    }
+
     private static void record(ByteBuffer buf, int piece, byte kind, int pieceCrc, byte[] sha) {
         int start = buf.position();
         buf.putInt(piece).putInt(pieceCrc).put(kind).put(sha == null ? new byte[Sha256.BYTES] : sha);

@@ -180,7 +180,7 @@ final class ResumableStore {
             return;
         }
         ended = true;
-        journal.close();
+        journal.discard(); // deleted next: nothing to write or force
         closeJournal();
         PartFiles.deleteQuietly(journalPath);
     }
@@ -195,9 +195,14 @@ final class ResumableStore {
             return;
         }
         ended = true;
-        journal.close();
+        boolean keep = keepsForResume(error);
+        if (keep) {
+            journal.close(); // what is queued, written and forced for the next fetch
+        } else {
+            journal.discard(); // both files go: nothing to write or force
+        }
         closeJournal();
-        if (keepsForResume(error)) {
+        if (keep) {
             store.keepTempFile();
             LOG.info("kept {} ({} of {} pieces) and its journal for a later fetch of the same object to {} to resume"
                     + " from", store.tempFile(), store.presentCount(), store.layout().pieceCount(), store.destination());
