@@ -75,6 +75,7 @@ final class ResumableStore {
             return notResumable(destination, layout, keepDigests);
         }
         FileChannel channel = null;
+        PieceStore store = null;
         try {
             channel = FileChannel.open(journalPath, StandardOpenOption.CREATE, StandardOpenOption.READ,
                     StandardOpenOption.WRITE);
@@ -90,7 +91,7 @@ final class ResumableStore {
             if (contents != null && !contents.identity().equals(identity)) {
                 contents = null; // the same name for another object: start over
             }
-            PieceStore store = PieceStore.open(destination, PartFiles.part(destination, hash), layout);
+            store = PieceStore.open(destination, PartFiles.part(destination, hash), layout);
             if (keepDigests) {
                 store.keepDigests();
             }
@@ -111,6 +112,11 @@ final class ResumableStore {
             store.observe(journal);
             return new ResumableStore(store, journalPath, channel, journal, resumed);
         } catch (IOException | RuntimeException e) {
+            if (store != null) {
+                // Its channel is closed; what it holds stays for a later fetch, whose journal says what is there.
+                store.keepTempFile();
+                store.close();
+            }
             if (channel != null) {
                 try {
                     channel.close();
