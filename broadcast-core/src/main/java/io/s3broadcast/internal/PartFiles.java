@@ -15,6 +15,7 @@ import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ThreadLocalRandom;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import org.slf4j.Logger;
@@ -27,7 +28,9 @@ import org.slf4j.LoggerFactory;
  * to {@code DIR/NAME} writes {@code DIR/.NAME.HASH.s3b-part} and its journal {@code DIR/.NAME.HASH.s3b-journal},
  * {@code HASH} being 16 hex digits of the identity's SHA-256: the same object to the same place always gets the
  * same name, so a fetch after a crash finds what the last one stored. Older versions named the part file
- * {@code .NAME.<random hex>.s3b-part}; those match the same pattern. Nothing else is ever touched.
+ * {@code .NAME.<random hex>.s3b-part}; those match the same pattern. Nothing else is ever touched; in
+ * particular not a {@link #fallbackPart} ({@code .NAME.HASH-<random hex>.s3b-part}), which another fetch may be
+ * writing.
  */
 final class PartFiles {
 
@@ -43,6 +46,16 @@ final class PartFiles {
 
     static Path part(Path destination, String hash) {
         return destination.resolveSibling("." + destination.getFileName() + "." + hash + PieceStore.TEMP_SUFFIX);
+    }
+
+    /**
+     * A temporary file for a fetch of the object named {@code hash} while another fetch holds its journal:
+     * {@code .NAME.HASH-<random hex>.s3b-part}. The {@code -} keeps it outside {@link #pattern}, so no other
+     * fetch removes it while it is written; it is removed when its fetch ends (a crash leaves it behind).
+     */
+    static Path fallbackPart(Path destination, String hash) {
+        return destination.resolveSibling("." + destination.getFileName() + "." + hash + "-"
+                + Long.toHexString(ThreadLocalRandom.current().nextLong()) + PieceStore.TEMP_SUFFIX);
     }
 
     static Path journal(Path destination, String hash) {

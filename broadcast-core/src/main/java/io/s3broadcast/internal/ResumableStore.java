@@ -37,7 +37,9 @@ import org.slf4j.LoggerFactory;
  * check failed): then both are removed. Nothing partial is ever at the destination path.
  *
  * <p>When another fetch (in this JVM or in another process, by the journal's file lock) is writing the same
- * object to the same destination, this one falls back to a temporary file of a random name and no journal.
+ * object to the same destination, this one falls back to a temporary file of a name of its own and no journal
+ * ({@link PartFiles#fallbackPart}: outside what {@link PartFiles#removeStale} removes, so a third fetch does not
+ * remove it while this one writes it).
  */
 final class ResumableStore {
 
@@ -72,7 +74,7 @@ final class ResumableStore {
         if (!PartFiles.claim(journalPath)) {
             LOG.warn("another fetch in this process is writing {} to {}; this one uses a temporary file of its own and"
                     + " cannot be resumed", identity.object(), destination);
-            return notResumable(destination, layout, keepDigests);
+            return notResumable(destination, hash, layout, keepDigests);
         }
         FileChannel channel = null;
         PieceStore store = null;
@@ -84,7 +86,7 @@ final class ResumableStore {
                         + " own and cannot be resumed", identity.object(), destination, journalPath);
                 channel.close();
                 PartFiles.release(journalPath);
-                return notResumable(destination, layout, keepDigests);
+                return notResumable(destination, hash, layout, keepDigests);
             }
             PartFiles.removeStale(destination, hash, identity);
             PieceJournal.Contents contents = PieceJournal.read(channel);
@@ -129,9 +131,9 @@ final class ResumableStore {
         }
     }
 
-    private static ResumableStore notResumable(Path destination, PieceLayout layout, boolean keepDigests)
+    private static ResumableStore notResumable(Path destination, String hash, PieceLayout layout, boolean keepDigests)
             throws IOException {
-        PieceStore store = PieceStore.create(destination, layout);
+        PieceStore store = PieceStore.open(destination, PartFiles.fallbackPart(destination, hash), layout);
         if (keepDigests) {
             store.keepDigests();
         }

@@ -218,6 +218,26 @@ class ResumableStoreTest {
         third.store().close();
     }
 
+    @Test
+    void aThirdFetchLeavesTheFileOfOneThatCouldNotHaveTheJournal() throws Exception {
+        ResumableStore first = open("\"e1\"", false);
+        ResumableStore second = open("\"e1\"", false);
+        Path secondFile = second.store().tempFile();
+        assertThat(secondFile.getFileName().toString()).matches("\\.object\\.bin\\.[0-9a-f]{16}-[0-9a-f]+\\.s3b-part");
+        first.stopped(new BroadcastException("x"));
+        first.store().close();
+        ResumableStore third = open("\"e1\"", false); // has the journal now, and removes stale files
+        assertThat(third.isResumable()).isTrue();
+        assertThat(secondFile).exists();
+        store(second.store(), 2);
+        second.stopped(new BroadcastException("x"));
+        second.store().close();
+        assertThat(secondFile).doesNotExist();
+        third.stopped(new CancellationException());
+        third.store().close();
+        assertThat(files()).isEmpty();
+    }
+
     private Path onlyFile(String suffix) throws IOException {
         try (Stream<Path> s = Files.list(dir)) {
             List<Path> l = s.filter(p -> p.getFileName().toString().endsWith(suffix)).toList();
