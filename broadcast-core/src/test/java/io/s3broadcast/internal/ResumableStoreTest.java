@@ -200,6 +200,18 @@ class ResumableStoreTest {
     }
 
     @Test
+    void aKeptPartFileCountsAsThePiecesItsJournalListsNotItsSparseSize() throws Exception {
+        interrupted("\"e1\"", false, 0, 3);
+        assertThat(Files.size(onlyFile(".s3b-part"))).isEqualTo(SIZE);
+        long journal = Files.size(onlyFile(".s3b-journal"));
+        assertThat(PartFiles.bytesHeld(dest())).isEqualTo(2L * PIECE + journal);
+        ResumableStore r = open("\"e1\"", false);
+        r.stopped(new CancellationException());
+        r.store().close();
+        assertThat(PartFiles.bytesHeld(dest())).isZero();
+    }
+
+    @Test
     void aSecondFetchOfTheSameObjectMeanwhileGetsAFileOfItsOwn() throws Exception {
         ResumableStore first = open("\"e1\"", false);
         ResumableStore second = open("\"e1\"", false);
