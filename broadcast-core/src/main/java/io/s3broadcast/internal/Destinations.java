@@ -47,7 +47,8 @@ final class Destinations {
 
     /**
      * Creates the destination's directory if needed and checks that {@code size} bytes fit there (counting the
-     * space its temporary files from earlier fetches hold as free: the fetch resumes from them or removes them).
+     * space its temporary files from earlier fetches hold as free: the fetch resumes from them or removes them;
+     * a part file holds the pieces its journal lists, not its sparse size: {@link PartFiles#bytesHeld}).
      *
      * @throws BroadcastException.DestinationUnusable saying what is wrong and what to do
      */

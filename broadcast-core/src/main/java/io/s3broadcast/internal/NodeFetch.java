@@ -159,10 +159,13 @@ final class NodeFetch implements FetchHandle {
      */
     void fail(Throwable error) {
         Throwable cause = unwrap(error);
-        if (!result.isDone()) {
-            cleanUp(cause);
+        try {
+            if (!result.isDone()) {
+                cleanUp(cause);
+            }
+        } finally {
+            result.completeExceptionally(cause); // a future always completes, even if cleaning up threw
         }
-        result.completeExceptionally(cause);
     }
 
     private ObjectInfo prepare(ObjectInfo info, Path destination) {

@@ -10,11 +10,13 @@ import java.nio.file.Files;
 import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
+import java.util.HashMap;
 import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ThreadLocalRandom;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import org.slf4j.Logger;
@@ -27,7 +29,9 @@ import org.slf4j.LoggerFactory;
  * to {@code DIR/NAME} writes {@code DIR/.NAME.HASH.s3b-part} and its journal {@code DIR/.NAME.HASH.s3b-journal},
  * {@code HASH} being 16 hex digits of the identity's SHA-256: the same object to the same place always gets the
  * same name, so a fetch after a crash finds what the last one stored. Older versions named the part file
- * {@code .NAME.<random hex>.s3b-part}; those match the same pattern. Nothing else is ever touched.
+ * {@code .NAME.<random hex>.s3b-part}; those match the same pattern. Nothing else is ever touched; in
+ * particular not a {@link #fallbackPart} ({@code .NAME.HASH-<random hex>.s3b-part}), which another fetch may be
+ * writing.
  */
 final class PartFiles {
 
@@ -43,6 +47,16 @@ final class PartFiles {
 
     static Path part(Path destination, String hash) {
         return destination.resolveSibling("." + destination.getFileName() + "." + hash + PieceStore.TEMP_SUFFIX);
+    }
+
+    /**
+     * A temporary file for a fetch of the object named {@code hash} while another fetch holds its journal:
+     * {@code .NAME.HASH-<random hex>.s3b-part}. The {@code -} keeps it outside {@link #pattern}, so no other
+     * fetch removes it while it is written; it is removed when its fetch ends (a crash leaves it behind).
+     */
+    static Path fallbackPart(Path destination, String hash) {
+        return destination.resolveSibling("." + destination.getFileName() + "." + hash + "-"
+                + Long.toHexString(ThreadLocalRandom.current().nextLong()) + PieceStore.TEMP_SUFFIX);
     }
 
     static Path journal(Path destination, String hash) {
@@ -91,17 +105,51 @@ final class PartFiles {
         });
     }
 
-    /** Bytes this destination's temporary files hold (0 when none or the directory cannot be read). */
+    /**
+     * Bytes this destination's temporary files hold (0 when none or the directory cannot be read). A part file
+     * is sparse (its size is the object's whatever it holds), so one with a readable journal beside it counts as
+     * the pieces that journal lists, at most its size; one without (an older version's random name, a damaged
+     * journal) counts at its size. A journal counts at its size.
+     */
     static long bytesHeld(Path destination) {
-        long bytes = 0;
+        Map<Path, Matcher> files;
         try {
-            for (Path p : list(destination).keySet()) {
-                bytes += Files.size(p);
-            }
+            files = list(destination);
         } catch (IOException e) {
-            return bytes;
+            return 0;
+        }
+        Map<String, Long> journaled = new HashMap<>();
+        files.forEach((p, m) -> {
+            if (m.group(2).equals(JOURNAL_SUFFIX)) {
+                long held = piecesListed(p);
+                if (held >= 0) {
+                    journaled.put(m.group(1), held);
+                }
+            }
+        });
+        long bytes = 0;
+        for (Map.Entry<Path, Matcher> f : files.entrySet()) {
+            long size;
+            try {
+                size = Files.size(f.getKey());
+            } catch (IOException e) {
+                continue; // gone meanwhile
+            }
+            Matcher m = f.getValue();
+            Long held = m.group(2).equals(PieceStore.TEMP_SUFFIX) ? journaled.get(m.group(1)) : null;
+            bytes += held == null ? size : Math.min(size, held);
         }
         return bytes;
+    }
+
+    /** Bytes of the pieces {@code journal} lists (each counted as a whole piece), or -1 when it cannot be read. */
+    private static long piecesListed(Path journal) {
+        try (FileChannel ch = FileChannel.open(journal, StandardOpenOption.READ)) {
+            PieceJournal.Contents c = PieceJournal.read(ch);
+            return c == null ? -1 : (long) c.pieces().size() * c.identity().pieceSize();
+        } catch (IOException e) {
+            return -1;
+        }
     }
 
     /** This destination's temporary files (regular files matching {@link #pattern}), each with its match. */

@@ -23,9 +23,12 @@ import java.util.HexFormat;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.Executor;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.locks.ReentrantLock;
 import java.util.zip.CRC32C;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -33,7 +36,7 @@ import org.slf4j.LoggerFactory;
 /**
  * The journal beside a resumable temporary file: which pieces of it were stored, with their CRC32C and (when
  * the store keeps them) SHA-256, under the object's {@link Identity}. Appended as pieces land, so a process
- * killed mid-run loses at most the records of the last batch; a later fetch of the same object re-checks the
+ * killed mid-run loses at most the records of the last second or so; a later fetch of the same object re-checks the
  * listed pieces and fetches only the rest ({@link ResumableStore}).
  *
  * <p>Format, big-endian: the magic {@code S3BJRNL1}, the identity's length and bytes, their CRC32C; then
@@ -47,7 +50,10 @@ import org.slf4j.LoggerFactory;
  * piece is read back and checked against its CRC32C before it counts.
  *
  * <p>As a {@link PieceStore.PieceObserver} it only queues the piece (the store's lock is held); the records
- * are written on the executor, one batch at a time, holding what arrived meanwhile.
+ * are written on the executor, one batch at a time, holding what arrived meanwhile. A batch is written about a
+ * second ({@link #FLUSH_DELAY_SECONDS}) after the first piece it holds arrived, so the temporary file is forced at
+ * most about once a second however fast pieces land: a kill -9 loses at most about a second of pieces (fetched
+ * again, never wrong). {@link #close} writes whatever is queued.
  */
 final class PieceJournal implements PieceStore.PieceObserver {
 
@@ -60,6 +66,8 @@ final class PieceJournal implements PieceStore.PieceObserver {
     private static final byte FORGOTTEN = 3;
     /** An identity is a few hundred bytes; anything much larger is not a header of ours. */
     private static final int MAX_IDENTITY = 1 << 16;
+    /** How long a batch gathers records before it is written (each write forces the temporary file). */
+    static final long FLUSH_DELAY_SECONDS = 1;
 
     /** What a temporary file holds: the object's version and the piece layout it was fetched with. */
     record Identity(String bucket, String key, String eTag, String versionId, long size, int pieceSize) {
@@ -112,12 +120,17 @@ final class PieceJournal implements PieceStore.PieceObserver {
 
     private final FileChannel journal;
     private final PieceStore store;
-    private final Executor executor;
+    private final Executor later;
     private final Bitfield recorded;
     private final ConcurrentLinkedQueue<Integer> queued = new ConcurrentLinkedQueue<>();
     private final AtomicBoolean scheduled = new AtomicBoolean();
+    /**
+     * Held while records are written (which takes the store's lock for each piece). Never waited for by a
+     * flush, which may run under the store's lock: a flush that finds it held tries again later.
+     */
+    private final ReentrantLock writing = new ReentrantLock();
     private long end;
-    private boolean closed;
+    private volatile boolean closed;
 
     /**
      * Appends to {@code journal} (whose valid content ends at its current size) the pieces {@code store}
@@ -126,7 +139,7 @@ final class PieceJournal implements PieceStore.PieceObserver {
     PieceJournal(FileChannel journal, PieceStore store, Bitfield recorded, Executor executor) throws IOException {
         this.journal = journal;
         this.store = store;
-        this.executor = executor;
+        this.later = CompletableFuture.delayedExecutor(FLUSH_DELAY_SECONDS, TimeUnit.SECONDS, executor);
         this.recorded = recorded.copy();
         this.end = journal.size();
     }
@@ -231,32 +244,53 @@ final class PieceJournal implements PieceStore.PieceObserver {
         queued.add(entry);
         if (scheduled.compareAndSet(false, true)) {
             try {
-                executor.execute(this::flush);
+                later.execute(this::flush);
             } catch (RuntimeException e) {
                 scheduled.set(false); // rejected (shutting down): close() writes what is queued
             }
         }
     }
 
-    /** Writes every queued record, in batches, until none is left. */
-    synchronized void flush() {
-        while (!closed) {
+    /**
+     * Writes every queued record as one batch. What arrives while it is written schedules the next batch, a
+     * delay later. When another thread is writing, tries again a delay later (it never waits: an executor
+     * that runs it in the caller would run it under the store's lock, which the writer needs).
+     */
+    void flush() {
+        if (closed) {
+            return;
+        }
+        if (!writing.tryLock()) {
+            later.execute(this::flush); // scheduled stays set: this retry takes what arrives meanwhile
+            return;
+        }
+        try {
             scheduled.set(false);
-            List<Integer> batch = new ArrayList<>();
-            for (Integer e; (e = queued.poll()) != null; ) {
-                batch.add(e);
-            }
-            if (batch.isEmpty()) {
-                return;
-            }
-            try {
-                write(batch);
-            } catch (IOException | RuntimeException e) {
-                // Without its journal the fetch still completes; it only cannot be resumed as far.
-                LOG.warn("cannot write the resume journal of {} ({}); a fetch after a crash will re-read more from S3",
-                        store.tempFile(), e.toString());
-                closed = true;
-            }
+            writeQueued();
+        } finally {
+            writing.unlock();
+        }
+    }
+
+    /** Writes what is queued; the caller holds {@link #writing}. */
+    private void writeQueued() {
+        if (closed) {
+            return;
+        }
+        List<Integer> batch = new ArrayList<>();
+        for (Integer e; (e = queued.poll()) != null; ) {
+            batch.add(e);
+        }
+        if (batch.isEmpty()) {
+            return;
+        }
+        try {
+            write(batch);
+        } catch (IOException | RuntimeException e) {
+            // Without its journal the fetch still completes; it only cannot be resumed as far.
+            LOG.warn("cannot write the resume journal of {} ({}); a fetch after a crash will re-read more from S3",
+                    store.tempFile(), e.toString());
+            closed = true;
         }
     }
 
@@ -290,19 +324,39 @@ final class PieceJournal implements PieceStore.PieceObserver {
 
     /**
      * Writes what is queued, forces the journal to disk and stops recording. The channel stays open (its lock
-     * is the caller's). Idempotent.
+     * is the caller's). Idempotent. Not to be called holding the store's lock.
      */
-    synchronized void close() {
+    void close() {
         store.stopObserving(this);
-        flush();
-        if (closed) {
-            return;
-        }
-        closed = true;
+        writing.lock();
         try {
-            journal.force(false);
-        } catch (IOException e) {
-            LOG.debug("cannot force the resume journal of {}", store.tempFile(), e);
+            writeQueued();
+            if (closed) {
+                return;
+            }
+            closed = true;
+            try {
+                journal.force(false);
+            } catch (IOException e) {
+                LOG.debug("cannot force the resume journal of {}", store.tempFile(), e);
+            }
+        } finally {
+            writing.unlock();
+        }
+    }
+
+    /**
+     * Stops recording without writing or forcing anything: the journal is about to be deleted (the object is
+     * at its destination, or what was stored is not kept). Waits for a batch being written. Idempotent.
+     */
+    void discard() {
+        store.stopObserving(this);
+        writing.lock();
+        try {
+            closed = true;
+            queued.clear();
+        } finally {
+            writing.unlock();
         }
     }
 

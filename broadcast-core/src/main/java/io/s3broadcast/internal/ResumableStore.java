@@ -37,7 +37,9 @@ import org.slf4j.LoggerFactory;
  * check failed): then both are removed. Nothing partial is ever at the destination path.
  *
  * <p>When another fetch (in this JVM or in another process, by the journal's file lock) is writing the same
- * object to the same destination, this one falls back to a temporary file of a random name and no journal.
+ * object to the same destination, this one falls back to a temporary file of a name of its own and no journal
+ * ({@link PartFiles#fallbackPart}: outside what {@link PartFiles#removeStale} removes, so a third fetch does not
+ * remove it while this one writes it).
  */
 final class ResumableStore {
 
@@ -72,9 +74,10 @@ final class ResumableStore {
         if (!PartFiles.claim(journalPath)) {
             LOG.warn("another fetch in this process is writing {} to {}; this one uses a temporary file of its own and"
                     + " cannot be resumed", identity.object(), destination);
-            return notResumable(destination, layout, keepDigests);
+            return notResumable(destination, hash, layout, keepDigests);
         }
         FileChannel channel = null;
+        PieceStore store = null;
         try {
             channel = FileChannel.open(journalPath, StandardOpenOption.CREATE, StandardOpenOption.READ,
                     StandardOpenOption.WRITE);
@@ -83,14 +86,14 @@ final class ResumableStore {
                         + " own and cannot be resumed", identity.object(), destination, journalPath);
                 channel.close();
                 PartFiles.release(journalPath);
-                return notResumable(destination, layout, keepDigests);
+                return notResumable(destination, hash, layout, keepDigests);
             }
             PartFiles.removeStale(destination, hash, identity);
             PieceJournal.Contents contents = PieceJournal.read(channel);
             if (contents != null && !contents.identity().equals(identity)) {
                 contents = null; // the same name for another object: start over
             }
-            PieceStore store = PieceStore.open(destination, PartFiles.part(destination, hash), layout);
+            store = PieceStore.open(destination, PartFiles.part(destination, hash), layout);
             if (keepDigests) {
                 store.keepDigests();
             }
@@ -111,6 +114,11 @@ final class ResumableStore {
             store.observe(journal);
             return new ResumableStore(store, journalPath, channel, journal, resumed);
         } catch (IOException | RuntimeException e) {
+            if (store != null) {
+                // Its channel is closed; what it holds stays for a later fetch, whose journal says what is there.
+                store.keepTempFile();
+                store.close();
+            }
             if (channel != null) {
                 try {
                     channel.close();
@@ -123,9 +131,9 @@ final class ResumableStore {
         }
     }
 
-    private static ResumableStore notResumable(Path destination, PieceLayout layout, boolean keepDigests)
+    private static ResumableStore notResumable(Path destination, String hash, PieceLayout layout, boolean keepDigests)
             throws IOException {
-        PieceStore store = PieceStore.create(destination, layout);
+        PieceStore store = PieceStore.open(destination, PartFiles.fallbackPart(destination, hash), layout);
         if (keepDigests) {
             store.keepDigests();
         }
@@ -180,7 +188,7 @@ final class ResumableStore {
             return;
         }
         ended = true;
-        journal.close();
+        journal.discard(); // deleted next: nothing to write or force
         closeJournal();
         PartFiles.deleteQuietly(journalPath);
     }
@@ -195,9 +203,14 @@ final class ResumableStore {
             return;
         }
         ended = true;
-        journal.close();
+        boolean keep = keepsForResume(error);
+        if (keep) {
+            journal.close(); // what is queued, written and forced for the next fetch
+        } else {
+            journal.discard(); // both files go: nothing to write or force
+        }
         closeJournal();
-        if (keepsForResume(error)) {
+        if (keep) {
             store.keepTempFile();
             LOG.info("kept {} ({} of {} pieces) and its journal for a later fetch of the same object to {} to resume"
                     + " from", store.tempFile(), store.presentCount(), store.layout().pieceCount(), store.destination());

@@ -200,6 +200,18 @@ class ResumableStoreTest {
     }
 
     @Test
+    void aKeptPartFileCountsAsThePiecesItsJournalListsNotItsSparseSize() throws Exception {
+        interrupted("\"e1\"", false, 0, 3);
+        assertThat(Files.size(onlyFile(".s3b-part"))).isEqualTo(SIZE);
+        long journal = Files.size(onlyFile(".s3b-journal"));
+        assertThat(PartFiles.bytesHeld(dest())).isEqualTo(2L * PIECE + journal);
+        ResumableStore r = open("\"e1\"", false);
+        r.stopped(new CancellationException());
+        r.store().close();
+        assertThat(PartFiles.bytesHeld(dest())).isZero();
+    }
+
+    @Test
     void aSecondFetchOfTheSameObjectMeanwhileGetsAFileOfItsOwn() throws Exception {
         ResumableStore first = open("\"e1\"", false);
         ResumableStore second = open("\"e1\"", false);
@@ -216,6 +228,26 @@ class ResumableStoreTest {
         assertThat(third.resumedPieces()).isEqualTo(1);
         third.stopped(new CancellationException());
         third.store().close();
+    }
+
+    @Test
+    void aThirdFetchLeavesTheFileOfOneThatCouldNotHaveTheJournal() throws Exception {
+        ResumableStore first = open("\"e1\"", false);
+        ResumableStore second = open("\"e1\"", false);
+        Path secondFile = second.store().tempFile();
+        assertThat(secondFile.getFileName().toString()).matches("\\.object\\.bin\\.[0-9a-f]{16}-[0-9a-f]+\\.s3b-part");
+        first.stopped(new BroadcastException("x"));
+        first.store().close();
+        ResumableStore third = open("\"e1\"", false); // has the journal now, and removes stale files
+        assertThat(third.isResumable()).isTrue();
+        assertThat(secondFile).exists();
+        store(second.store(), 2);
+        second.stopped(new BroadcastException("x"));
+        second.store().close();
+        assertThat(secondFile).doesNotExist();
+        third.stopped(new CancellationException());
+        third.store().close();
+        assertThat(files()).isEmpty();
     }
 
     private Path onlyFile(String suffix) throws IOException {
