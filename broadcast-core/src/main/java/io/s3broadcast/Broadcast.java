@@ -205,6 +205,13 @@ public interface Broadcast extends AutoCloseable {
         /** Pieces per work, the unit of stealing. Property {@code s3broadcast.workSize}. */
         Builder workSize(int pieces);
 
+        /**
+         * The peers each node keeps (its overlay, default 16): it dials random members until it has this many and
+         * replaces those that finish or die; a group of at most {@code peers + 1} nodes is a full mesh. Property
+         * {@code s3broadcast.overlayPeers}.
+         */
+        Builder overlayPeers(int peers);
+
         /** How long a complete node keeps serving peers that are not done. Property {@code s3broadcast.linger}. */
         Builder linger(Duration linger);
 

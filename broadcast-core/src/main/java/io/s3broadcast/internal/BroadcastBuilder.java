@@ -46,6 +46,7 @@ public final class BroadcastBuilder implements Broadcast.Builder {
     Integer expectNodes;
     Duration expectTimeout;
     Integer workSize;
+    Integer overlayPeers;
     Duration linger;
     byte[] secret;
     boolean insecure;
@@ -208,6 +209,12 @@ public final class BroadcastBuilder implements Broadcast.Builder {
     @Override
     public BroadcastBuilder workSize(int pieces) {
         this.workSize = requirePositive(pieces, "workSize");
+        return this;
+    }
+
+    @Override
+    public BroadcastBuilder overlayPeers(int peers) {
+        this.overlayPeers = requirePositive(peers, "overlayPeers");
         return this;
     }
 

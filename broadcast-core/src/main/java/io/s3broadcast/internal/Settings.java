@@ -143,7 +143,9 @@ record Settings(
                 limits(c),
                 ticker,
                 chokePolicy,
-                c.duration("requestQueueTime").orElse(DEFAULT_REQUEST_QUEUE_TIME));
+                c.duration("requestQueueTime").orElse(DEFAULT_REQUEST_QUEUE_TIME),
+                b.overlayPeers != null ? b.overlayPeers
+                        : c.positiveInt("overlayPeers").orElse(ClusterConfig.DEFAULT_OVERLAY_PEERS));
         SourceConfig source = new SourceConfig(b.client, endpoint, region, b.credentials, pathStyle, httpClient,
                 connections, rangeSize, maxAttempts, initialBackoff, maxBackoff, stallTimeout, firstByteTimeout, headTimeout);
         List<FetchListener> listeners = new ArrayList<>(b.listeners);

@@ -30,6 +30,8 @@ import java.util.Objects;
  * @param chokePolicy {@code cooperative} or {@code tit-for-tat}: how the choker picks whom to serve
  * @param requestQueueTime how much of a peer's measured delivery rate the requests outstanding to it cover
  *     (the pipeline depth, within {@code maxRequestsPerPeer}); zero for a fixed {@code maxRequestsPerPeer}
+ * @param overlayPeers the peers this node keeps (its overlay): it dials members until it has this many, and
+ *     accepts a few more ({@link #acceptPeers()}); a group of at most {@code overlayPeers + 1} nodes is a full mesh
  */
 public record ClusterConfig(
         String registry,
@@ -48,7 +50,11 @@ public record ClusterConfig(
         PeerLimits limits,
         Ticker ticker,
         String chokePolicy,
-        Duration requestQueueTime) {
+        Duration requestQueueTime,
+        int overlayPeers) {
+
+    /** The default {@code overlayPeers}: the cooperative choker's 15 + 1 unchoke slots (docs/scale.md). */
+    public static final int DEFAULT_OVERLAY_PEERS = 16;
 
     /** Choking policy names (see {@code chokePolicy}). */
     public static final String COOPERATIVE = "cooperative";
@@ -68,10 +74,39 @@ public record ClusterConfig(
         if (requestQueueTime.isNegative()) {
             throw new IllegalArgumentException("requestQueueTime must be >= 0, was " + requestQueueTime);
         }
+        if (overlayPeers <= 0) {
+            throw new IllegalArgumentException("overlayPeers must be > 0, was " + overlayPeers);
+        }
         if (expectedNodes < 0 || workSize <= 0 || unchokeSlots <= 0 || maxRequestsPerPeer <= 0) {
             throw new IllegalArgumentException("expectedNodes >= 0, workSize, unchokeSlots and maxRequestsPerPeer > 0 needed: "
                     + expectedNodes + ", " + workSize + ", " + unchokeSlots + ", " + maxRequestsPerPeer);
         }
+    }
+
+    /** These settings with the default {@link #DEFAULT_OVERLAY_PEERS}. */
+    public ClusterConfig(String registry, String nodeId, InetSocketAddress listen, String advertisedHost,
+            String groupName, int expectedNodes, Duration expectTimeout, int workSize, Duration linger,
+            Duration chokeInterval, int unchokeSlots, int maxRequestsPerPeer, PeerSecurity security, PeerLimits limits,
+            Ticker ticker, String chokePolicy, Duration requestQueueTime) {
+        this(registry, nodeId, listen, advertisedHost, groupName, expectedNodes, expectTimeout, workSize, linger,
+                chokeInterval, unchokeSlots, maxRequestsPerPeer, security, limits, ticker, chokePolicy, requestQueueTime,
+                DEFAULT_OVERLAY_PEERS);
+    }
+
+    /**
+     * The most peers this node accepts: {@code overlayPeers} plus a quarter (at least 2) for members that dial it
+     * while it dials others, within {@code limits.maxPeers()}. Only dials count against {@code overlayPeers}, so two
+     * nodes never both refuse each other for one connection.
+     */
+    public int acceptPeers() {
+        return Math.min(limits.maxPeers(), overlayPeers + Math.max(2, overlayPeers / 4));
+    }
+
+    /** These settings with {@code overlayPeers} instead. */
+    public ClusterConfig withOverlayPeers(int peers) {
+        return new ClusterConfig(registry, nodeId, listen, advertisedHost, groupName, expectedNodes, expectTimeout,
+                workSize, linger, chokeInterval, unchokeSlots, maxRequestsPerPeer, security, limits, ticker, chokePolicy,
+                requestQueueTime, peers);
     }
 
     /**
@@ -83,6 +118,7 @@ public record ClusterConfig(
             Duration chokeInterval, int unchokeSlots, int maxRequestsPerPeer, PeerSecurity security, PeerLimits limits,
             Ticker ticker) {
         this(registry, nodeId, listen, advertisedHost, groupName, expectedNodes, expectTimeout, workSize, linger,
-                chokeInterval, unchokeSlots, maxRequestsPerPeer, security, limits, ticker, TIT_FOR_TAT, Duration.ZERO);
+                chokeInterval, unchokeSlots, maxRequestsPerPeer, security, limits, ticker, TIT_FOR_TAT, Duration.ZERO,
+                DEFAULT_OVERLAY_PEERS);
     }
 }

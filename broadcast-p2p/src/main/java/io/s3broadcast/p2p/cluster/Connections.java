@@ -31,9 +31,10 @@ import org.slf4j.LoggerFactory;
 /**
  * The run's peers as their connections come and go; what each connection's {@link PeerHandler} tells the run
  * comes here. A connection whose handshake was accepted becomes a {@link Peer} unless refused (the run is closing,
- * the peer is banned, already connected, or this node has {@code maxPeers}), and is greeted ({@link PeerGreeting});
- * its messages go to their handlers ({@link MessageDispatch}), its {@code BITFIELD} first; when it closes, its
- * requests go to other peers and a peer that was not done is dialled again. Requests are served on the
+ * the peer is banned, already connected, or this node has as many peers as it accepts, {@link
+ * ClusterConfig#acceptPeers()}), and is greeted ({@link PeerGreeting}); its messages go to their handlers ({@link
+ * MessageDispatch}), its {@code BITFIELD} first; when it closes, its requests go to other peers and the overlay
+ * fills up again ({@link Dialer}). Requests are served on the
  * connection's own loop ({@link PieceServer}); everything else on the run's loop.
  */
 final class Connections implements GroupRouter.Target {
@@ -89,6 +90,8 @@ final class Connections implements GroupRouter.Target {
                     LOG.debug("{}: {} says goodbye: {} {}", run.self(), p.id, g.reason(), g.detail());
                     if (g.reason() == Goodbye.Reason.PROTOCOL_ERROR || g.reason() == Goodbye.Reason.BAD_PIECE) {
                         c.banned.add(p.id); // it banned us (or we broke the protocol): neither side wants this again
+                    } else if (g.reason() == Goodbye.Reason.TOO_MANY_CONNECTIONS) {
+                        c.dialer.refused(p.id); // it has its overlay: dial someone else
                     }
                 });
     }
@@ -115,7 +118,7 @@ final class Connections implements GroupRouter.Target {
         }
     }
 
-    /** {@code node} is a member: dialled if this node dials it ({@link Dialer}). */
+    /** {@code node} is a member: the overlay may dial it ({@link Dialer}). */
     void memberJoined(NodeInfo node) {
         if (!run.closing() && !node.nodeId().equals(run.self())
                 && c.membership.joined(node, peers.containsKey(node.nodeId()))) {
@@ -164,9 +167,14 @@ final class Connections implements GroupRouter.Target {
             h.goodbye(c.banned.isLiar(id) ? Goodbye.Reason.BAD_PIECE : Goodbye.Reason.PROTOCOL_ERROR, "banned");
         } else if (peers.containsKey(id)) {
             h.goodbye(Goodbye.Reason.DUPLICATE_CONNECTION, "already connected");
-        } else if (peers.size() >= config.limits().maxPeers()) {
-            LOG.warn("{}: refusing {}: already {} peers, the most this node accepts (s3broadcast.maxPeers)",
-                    run.self(), h, peers.size());
+        } else if (peers.size() >= config.acceptPeers()) {
+            if (peers.size() >= config.limits().maxPeers()) {
+                LOG.warn("{}: refusing {}: already {} peers, the most this node accepts (s3broadcast.maxPeers)",
+                        run.self(), h, peers.size());
+            } else {
+                LOG.debug("{}: refusing {}: already {} peers, its overlay is full (s3broadcast.overlayPeers)",
+                        run.self(), h, peers.size());
+            }
             h.goodbye(Goodbye.Reason.TOO_MANY_CONNECTIONS, "this node has " + peers.size() + " peers already");
         } else {
             peers.put(id, new Peer(id, h, pieceCount));
@@ -191,6 +199,7 @@ final class Connections implements GroupRouter.Target {
             return;
         }
         Peer p = peers.remove(id);
+        double rate = c.choke.rate(id);
         c.requests.peerLeft(id);
         c.phase1.peerLeft(id);
         c.choke.peerLeft(id);
@@ -206,7 +215,7 @@ final class Connections implements GroupRouter.Target {
         c.phase1.pump();
         c.chokeDriver.rechokeIfSlotsFree();
         run.checkLingerEnd();
-        c.dialer.peerLost(id, p.done);
+        c.dialer.peerLost(id, p.done, rate);
     }
 
     /** A message from {@code h}'s peer, to its handler ({@link MessageDispatch}); this method owns it. */

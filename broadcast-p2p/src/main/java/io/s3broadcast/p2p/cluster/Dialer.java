@@ -1,9 +1,12 @@
 package io.s3broadcast.p2p.cluster;
 
 import io.s3broadcast.registry.NodeInfo;
+import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.HashSet;
+import java.util.List;
 import java.util.Map;
+import java.util.Random;
 import java.util.Set;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
@@ -12,19 +15,43 @@ import java.util.function.Predicate;
 import java.util.function.Supplier;
 
 /**
- * Who dials whom, and again: of each pair of members the one with the smaller node id dials, so a pair has one
- * connection; a failed dial, or a lost connection to a peer that was not done, is dialled again after a delay
- * that doubles from 100 ms up to {@link #MAX_REDIAL_MILLIS}, while the node is still a member and not banned.
- * On the run's loop only; delays run on the injected scheduler.
+ * The overlay: whom this node dials, and again. Of each pair of members one is the dialler, fixed by a hash of
+ * the two ids ({@link #dials}), so a pair has at most one connection and two nodes never dial each other at once.
+ * A node dials members it is the dialler of, at random (members whose link measured fast, when it was a peer
+ * before, are more likely), until it has {@code overlayPeers} peers that are not done (while it is not complete;
+ * all its peers once it is), counting dials under way, and never more than {@code acceptPeers} connections in
+ * all. With at most {@code overlayPeers + 1} members every pair is connected (a full mesh); above, each node has
+ * between {@code overlayPeers} and {@code acceptPeers} peers, the rest of the group reached through them.
+ *
+ * <p>The overlay refills ({@link #fill}) when a member joins, a peer is lost (it is rested for a delay that
+ * doubles from 100 ms up to {@link #MAX_REDIAL_MILLIS}, then may be picked again: in a full mesh it is the only
+ * one to pick), a dial fails (the same delay), a member refuses for having too many peers (rested for {@link
+ * #REFUSED_MILLIS}), a peer says it is done while this node is not (it needs nothing from this node: another
+ * member is dialled beside it), and on every housekeeping tick. A peer lost after it was done is not dialled
+ * again. Nothing is dialled while the run is closing, or once it is complete and every peer is done.
+ *
+ * <p>On the run's loop only; delays run on the injected scheduler.
  */
 final class Dialer {
 
     static final long MAX_REDIAL_MILLIS = 2_000;
+    /** A member that refused this node for having too many peers is not dialled again for this long. */
+    static final long REFUSED_MILLIS = 10_000;
 
     /** Opens a connection to a member; calls {@code failed} on the run's loop if it cannot. */
     @FunctionalInterface
     interface Connector {
         void connect(NodeInfo node, Runnable failed);
+    }
+
+    /** How many peers this node wants, and what it knows of their links. */
+    record Shape(int overlayPeers, int acceptPeers, Random random) {
+        Shape {
+            if (overlayPeers <= 0 || acceptPeers < overlayPeers) {
+                throw new IllegalArgumentException("0 < overlayPeers <= acceptPeers needed: " + overlayPeers + ", "
+                        + acceptPeers);
+            }
+        }
     }
 
     private final Supplier<String> self;
@@ -34,18 +61,25 @@ final class Dialer {
     private final ScheduledExecutorService loop;
     private final Connector connector;
     private final BooleanSupplier closing;
+    private final BooleanSupplier complete;
     private final BooleanSupplier noNeed;
+    private final Shape shape;
     private final Set<String> dialing = new HashSet<>();
     private final Map<String, Integer> attempts = new HashMap<>();
+    private final Set<String> resting = new HashSet<>();
+    private final Set<String> finished = new HashSet<>();
+    private final Map<String, Double> rates = new HashMap<>();
 
     /**
      * @param self this node's id (known once registered)
      * @param banned peers not to dial
      * @param closing whether the run is closing: nothing is dialled
-     * @param noNeed whether the run needs no more connections (it is complete and every peer is done): no redial
+     * @param complete whether this node holds every piece: then done peers count towards its overlay too
+     * @param noNeed whether the run needs no more connections (it is complete and every peer is done): no dial
      */
     Dialer(Supplier<String> self, Membership membership, Map<String, Peer> peers, Predicate<String> banned,
-            ScheduledExecutorService loop, Connector connector, BooleanSupplier closing, BooleanSupplier noNeed) {
+            ScheduledExecutorService loop, Connector connector, BooleanSupplier closing, BooleanSupplier complete,
+            BooleanSupplier noNeed, Shape shape) {
         this.self = self;
         this.membership = membership;
         this.peers = peers;
@@ -53,41 +87,127 @@ final class Dialer {
         this.loop = loop;
         this.connector = connector;
         this.closing = closing;
+        this.complete = complete;
         this.noNeed = noNeed;
+        this.shape = shape;
     }
 
-    /** {@code node} became a member: dialled if this node's id is the smaller. */
+    /**
+     * Whether {@code self} is the one of the pair {@code (self, other)} that dials: a hash of the two ids, the same
+     * on both sides, so each node dials about half the others (not the smaller id always: the node with the
+     * largest id would then dial nobody and wait for everyone).
+     */
+    static boolean dials(String self, String other) {
+        int c = self.compareTo(other);
+        if (c == 0) {
+            return false;
+        }
+        String lo = c < 0 ? self : other;
+        String hi = c < 0 ? other : self;
+        long h = lo.hashCode() * 0x9E3779B97F4A7C15L + hi.hashCode();
+        h ^= h >>> 33;
+        h *= 0xff51afd7ed558ccdL;
+        h ^= h >>> 33;
+        boolean loDials = (h & 1) == 0;
+        return loDials == (c < 0);
+    }
+
+    /** {@code node} became a member: the overlay fills up (it may be dialled). */
     void memberJoined(NodeInfo node) {
-        if (self.get().compareTo(node.nodeId()) < 0) {
-            dial(node);
-        }
+        fill();
     }
 
-    /** Dials {@code node} unless connected, being dialled, banned or no longer a member. */
-    void dial(NodeInfo node) {
-        String id = node.nodeId();
-        if (closing.getAsBoolean() || banned.test(id) || peers.containsKey(id) || dialing.contains(id)
-                || !membership.isMember(id)) {
+    /** Dials members until the overlay has its peers, or no member is left to dial ({@link Dialer}). */
+    void fill() {
+        if (closing.getAsBoolean() || noNeed.getAsBoolean()) {
             return;
         }
-        dialing.add(id);
-        connector.connect(node, () -> redial(node));
-    }
-
-    private void redial(NodeInfo node) {
-        dialing.remove(node.nodeId());
-        if (closing.getAsBoolean() || noNeed.getAsBoolean() || banned.test(node.nodeId())
-                || peers.containsKey(node.nodeId())) {
-            return;
-        }
-        int attempt = attempts.merge(node.nodeId(), 1, Integer::sum);
-        long delay = Math.min(MAX_REDIAL_MILLIS, 50L << Math.min(attempt, 10));
-        loop.schedule(() -> {
-            NodeInfo current = membership.get(node.nodeId());
-            if (current != null) {
-                dial(current);
+        String me = self.get();
+        List<String> candidates = null;
+        while (wanted() > 0 && peers.size() + dialing.size() < shape.acceptPeers()) {
+            if (candidates == null) {
+                candidates = candidates(me);
             }
-        }, delay, TimeUnit.MILLISECONDS);
+            if (candidates.isEmpty()) {
+                return;
+            }
+            String pick = pick(candidates);
+            candidates.remove(pick);
+            dialing.add(pick);
+            NodeInfo node = membership.get(pick);
+            connector.connect(node, () -> dialFailed(node));
+        }
+    }
+
+    /** Peers still to dial: the overlay's size less peers that count and dials under way. */
+    private int wanted() {
+        boolean all = complete.getAsBoolean();
+        int counted = dialing.size();
+        for (Peer p : peers.values()) {
+            if (all || !p.done) {
+                counted++;
+            }
+        }
+        return shape.overlayPeers() - counted;
+    }
+
+    private List<String> candidates(String me) {
+        List<String> out = new ArrayList<>();
+        for (String id : membership.members().keySet()) {
+            if (!id.equals(me) && dials(me, id) && !peers.containsKey(id) && !dialing.contains(id)
+                    && !resting.contains(id) && !finished.contains(id) && !banned.test(id)) {
+                out.add(id);
+            }
+        }
+        return out;
+    }
+
+    /**
+     * One of {@code candidates} at random, a member whose link measured fast more likely: weight 1, plus its
+     * measured rate over the best measured rate (up to 2 in all).
+     */
+    private String pick(List<String> candidates) {
+        double best = 0;
+        for (String id : candidates) {
+            best = Math.max(best, rates.getOrDefault(id, 0.0));
+        }
+        double[] weights = new double[candidates.size()];
+        double total = 0;
+        for (int i = 0; i < weights.length; i++) {
+            double rate = rates.getOrDefault(candidates.get(i), 0.0);
+            weights[i] = 1 + (best > 0 ? rate / best : 0);
+            total += weights[i];
+        }
+        double x = shape.random().nextDouble() * total;
+        for (int i = 0; i < weights.length; i++) {
+            x -= weights[i];
+            if (x < 0) {
+                return candidates.get(i);
+            }
+        }
+        return candidates.get(weights.length - 1);
+    }
+
+    private void dialFailed(NodeInfo node) {
+        dialing.remove(node.nodeId());
+        rest(node.nodeId(), backoff(node.nodeId()));
+        fill();
+    }
+
+    private long backoff(String id) {
+        int attempt = attempts.merge(id, 1, Integer::sum);
+        return Math.min(MAX_REDIAL_MILLIS, 50L << Math.min(attempt, 10));
+    }
+
+    /** {@code id} is not dialled for {@code millis}; then the overlay fills up again. */
+    private void rest(String id, long millis) {
+        if (!resting.add(id)) {
+            return;
+        }
+        loop.schedule(() -> {
+            resting.remove(id);
+            fill();
+        }, millis, TimeUnit.MILLISECONDS);
     }
 
     /** A connection this node dialled to {@code dialed} (null if inbound) completed its handshake. */
@@ -102,23 +222,35 @@ final class Dialer {
         attempts.remove(id);
     }
 
-    /** A connection to {@code dialed} closed before it became a peer: dialled again if still wanted. */
+    /** A connection to {@code dialed} closed before it became a peer: the dial failed. */
     void connectionClosed(NodeInfo dialed) {
         if (dialed != null && dialing.contains(dialed.nodeId())) {
-            redial(dialed);
+            dialFailed(dialed);
         }
     }
 
-    /** Peer {@code id} was lost ({@code done}: after it said it was done): dialled again if this node dials it. */
-    void peerLost(String id, boolean done) {
-        NodeInfo member = membership.get(id);
-        if (member != null && self.get().compareTo(id) < 0 && !done) {
-            dialing.add(id);
-            redial(member);
-        }
+    /** Member {@code id} refused this node for having too many peers: it is rested for {@link #REFUSED_MILLIS}. */
+    void refused(String id) {
+        rest(id, REFUSED_MILLIS);
     }
 
-    /** Whether a dial to {@code id} is under way or due. */
+    /**
+     * Peer {@code id} was lost ({@code done}: after it said it was done, so it is not dialled again), its link
+     * having delivered {@code rate} bytes per second: another member is dialled in its place.
+     */
+    void peerLost(String id, boolean done, double rate) {
+        if (rate > 0) {
+            rates.put(id, rate);
+        }
+        if (done) {
+            finished.add(id);
+        } else if (membership.isMember(id) && dials(self.get(), id)) {
+            rest(id, backoff(id));
+        }
+        fill();
+    }
+
+    /** Whether a dial to {@code id} is under way. */
     boolean isDialing(String id) {
         return dialing.contains(id);
     }

@@ -6,12 +6,16 @@ import java.util.Collections;
 import java.util.HashMap;
 import java.util.Map;
 import java.util.TreeMap;
+import java.util.function.IntSupplier;
 
 /**
  * The group as this node sees it: the members the registry reports (joined, left), and those not connected yet.
  * A member that has not connected within the connect grace counts as gone for the end-of-run rules (its share
- * falls to the orphan rule, and a lingering node does not wait for it). On the run's loop only; time is the
- * injected ticker's.
+ * falls to the orphan rule, and a lingering node does not wait for it). When the group is larger than the
+ * overlay (more than {@code overlayPeers} other members: this node connects to some of them only, {@link
+ * Dialer}), the node waits for members only while it has fewer than {@code overlayPeers} peers, and at most the
+ * connect grace: it cannot tell which of the others will connect. On the run's loop only; time is the injected
+ * ticker's.
  */
 final class Membership {
 
@@ -22,9 +26,28 @@ final class Membership {
     private final Map<String, NodeInfo> membersView = Collections.unmodifiableMap(members);
     private final Map<String, Long> pendingView = Collections.unmodifiableMap(pendingSince);
 
+    private final int overlayPeers;
+    private final IntSupplier peerCount;
+
+    /** A full mesh: every member is waited for (up to the connect grace). */
     Membership(Ticker ticker, long connectGraceNanos) {
+        this(ticker, connectGraceNanos, Integer.MAX_VALUE, () -> 0);
+    }
+
+    /**
+     * @param overlayPeers the peers this node keeps ({@link Dialer})
+     * @param peerCount how many peers this node has now
+     */
+    Membership(Ticker ticker, long connectGraceNanos, int overlayPeers, IntSupplier peerCount) {
         this.ticker = ticker;
         this.connectGraceNanos = connectGraceNanos;
+        this.overlayPeers = overlayPeers;
+        this.peerCount = peerCount;
+    }
+
+    /** Whether this node connects to only some of the members: there are more than {@code overlayPeers}. */
+    boolean bounded() {
+        return members.size() > overlayPeers;
     }
 
     /**
@@ -59,9 +82,15 @@ final class Membership {
         pendingSince.values().removeIf(since -> now - since > connectGraceNanos);
     }
 
-    /** Whether a member is still expected to connect. */
+    /**
+     * Whether a member is still expected to connect: one has not connected yet within the connect grace (and, in
+     * a bounded overlay, this node has fewer than {@code overlayPeers} peers).
+     */
     boolean anyPending() {
-        return !pendingSince.isEmpty();
+        if (pendingSince.isEmpty()) {
+            return false;
+        }
+        return !bounded() || peerCount.getAsInt() < overlayPeers;
     }
 
     boolean isMember(String id) {

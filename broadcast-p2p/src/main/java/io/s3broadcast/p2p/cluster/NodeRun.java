@@ -228,6 +228,7 @@ final class NodeRun implements ClusterRun, GroupJoin.Run {
             return;
         }
         c.membership.expirePending();
+        c.dialer.fill();
         if (complete) {
             checkLingerEnd();
             return;

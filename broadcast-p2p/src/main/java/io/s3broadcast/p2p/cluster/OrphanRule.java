@@ -25,7 +25,16 @@ import org.slf4j.LoggerFactory;
  * node id order), so each orphan is read about once; when orphans remain after a round without anyone
  * advertising work, views disagree and this node takes them all. Pieces under a check from S3 are not orphans.
  * A member not connected yet holds the rule back until the connect grace ({@link Membership}) has passed: then it
- * counts as gone. On the run's loop only; time is the injected ticker's.
+ * counts as gone.
+ *
+ * <p>In a bounded overlay (more members than this node's peers, {@link Membership#bounded}) a node sees its peers
+ * only: a piece none of them holds may still be on its way from further off. So the condition must hold for
+ * {@link #QUIET_NANOS} with the orphans unchanged (no peer announced one of them meanwhile: nothing is arriving),
+ * and the orphans are shared out by the registry's members (every node sees the same list, so each orphan is read
+ * about once); when orphans remain after that round, among this node and its peers that are not done (nodes that
+ * are alive for sure); after that, this node takes them all. Every round waits for the quiet time again, so no
+ * byte range stays unowned and a stale view costs at most extra S3 reads. On the run's loop only; time is the
+ * injected ticker's.
  */
 final class OrphanRule {
 
@@ -33,6 +42,8 @@ final class OrphanRule {
 
     /** How long the orphan condition must hold before orphans are taken (messages in flight settle). */
     static final long SETTLE_NANOS = TimeUnit.MILLISECONDS.toNanos(300);
+    /** In a bounded overlay, how long the orphans must stay the same before they are taken. */
+    static final long QUIET_NANOS = TimeUnit.SECONDS.toNanos(3);
 
     private final Supplier<String> self;
     private final int pieceCount;
@@ -45,6 +56,7 @@ final class OrphanRule {
     private final IntSupplier workPieces;
     private final Consumer<List<PieceRun>> take;
     private long since = -1;
+    private int sinceOrphans;
     private int rounds;
 
     /**
@@ -102,29 +114,50 @@ final class OrphanRule {
             return;
         }
         long now = ticker.read();
-        if (since < 0) {
+        boolean bounded = membership.bounded();
+        if (since < 0 || (bounded && orphans.cardinality() != sinceOrphans)) {
             since = now;
+            sinceOrphans = orphans.cardinality();
             return;
         }
-        if (now - since < SETTLE_NANOS) {
+        if (now - since < (bounded ? QUIET_NANOS : SETTLE_NANOS)) {
             return;
         }
         since = -1;
+        int round = rounds++;
+        List<String> survivors = survivors(bounded, round);
+        boolean all = survivors.size() == 1;
+        List<PieceRun> mine = Shares.reassign(orphans, new Bitfield(pieceCount), survivors.size(), workPieces.getAsInt())
+                .get(survivors.indexOf(self.get()));
+        LOG.info("{}: {} pieces nobody has or will fetch; this node fetches {} of them from S3{}", self.get(),
+                orphans.cardinality(), mine.stream().mapToInt(PieceRun::count).sum(),
+                all && round > 0 ? " (all: views disagree)" : bounded && round == 0 ? " (shared by the members)" : "");
+        take.accept(mine);
+    }
+
+    /**
+     * Who shares the orphans out in round {@code round}, in id order, this node among them: in a full mesh first
+     * this node and its peers that are not done; in a bounded overlay first every member, then this node and its
+     * peers that are not done; then this node alone.
+     */
+    private List<String> survivors(boolean bounded, int round) {
         List<String> survivors = new ArrayList<>();
         survivors.add(self.get());
-        for (Peer p : peers.values()) {
-            if (!p.done) {
-                survivors.add(p.id);
+        if (bounded && round == 0) {
+            for (String id : membership.members().keySet()) {
+                if (!id.equals(self.get())) {
+                    survivors.add(id);
+                }
+            }
+        } else if (round == (bounded ? 1 : 0)) {
+            for (Peer p : peers.values()) {
+                if (!p.done) {
+                    survivors.add(p.id);
+                }
             }
         }
         survivors.sort(null);
-        boolean all = rounds++ > 0;
-        int n = all ? 1 : survivors.size();
-        List<PieceRun> mine = Shares.reassign(orphans, new Bitfield(pieceCount), n, workPieces.getAsInt())
-                .get(all ? 0 : survivors.indexOf(self.get()));
-        LOG.info("{}: {} pieces nobody has or will fetch; this node fetches {} of them from S3{}", self.get(),
-                orphans.cardinality(), mine.stream().mapToInt(PieceRun::count).sum(), all ? " (all: views disagree)" : "");
-        take.accept(mine);
+        return survivors;
     }
 
     private Bitfield orphans() {

@@ -71,7 +71,7 @@ final class RunParts {
         Vouches vouches = new Vouches(pieceCount);
         store.keepDigests();
         registry = new RegistrySession(cluster.timer());
-        membership = new Membership(config.ticker(), NodeRun.CONNECT_GRACE_NANOS);
+        membership = new Membership(config.ticker(), NodeRun.CONNECT_GRACE_NANOS, config.overlayPeers(), peers::size);
         Map<String, ?> members = membership.members();
         banned = new BanList(NodeRun.BAN_THRESHOLD, run::self, (id, reason, why) -> {
             cluster.bans().banned(run.self(), id);
@@ -133,7 +133,8 @@ final class RunParts {
                                 run.execute(failed);
                             }
                         }),
-                run::closing, () -> run.isComplete() && linger.allPeersDone());
+                run::closing, run::isComplete, () -> run.isComplete() && linger.allPeersDone(),
+                new Dialer.Shape(config.overlayPeers(), config.acceptPeers(), new Random(seed(config.nodeId(), 4))));
         orphans = new OrphanRule(run::self, pieceCount, peers, membership, config.ticker(), phase1::overEverywhere,
                 store::bitfield, piece -> phase1.workList().isPending(piece) || disputes.isChecking(piece)
                         || (requests.availability(piece) > 0 && expected(piece) != null),
@@ -141,6 +142,7 @@ final class RunParts {
         claims = new PeerClaims(pieceCount, exchange, phase1, orphans, banned::misbehaved, () -> {
             phase1.checkPhase2Start();
             run.checkLingerEnd();
+            dialer.fill();
         });
         greeting = new PeerGreeting(store::bitfield, phase1, digests::ownDigests, run::isComplete);
         stored = new PieceStored(peers, requests, phase1, exchange, run::closing, digests::ownRead, digests::announce,

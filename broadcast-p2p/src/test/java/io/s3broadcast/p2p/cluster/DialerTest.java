@@ -1,34 +1,60 @@
 package io.s3broadcast.p2p.cluster;
 
-import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.assertj.core.api.Assertions.assertThat;
 
 import io.s3broadcast.registry.NodeInfo;
 import io.s3broadcast.testkit.time.ManualScheduler;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.HashSet;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Random;
 import java.util.Set;
 import java.util.TreeMap;
 import java.util.concurrent.atomic.AtomicBoolean;
 import org.junit.jupiter.api.Test;
 
-/** Who dials whom, and when again, on fake time with a fake connector. */
+/** The overlay: who dials whom, how many, and when again, on fake time with a fake connector. */
 class DialerTest {
 
+    private static final String SELF = "b";
+
     private final ManualScheduler time = new ManualScheduler();
-    private final Membership membership = new Membership(time.ticker(), Duration.ofSeconds(5).toNanos());
     private final Map<String, Peer> peers = new TreeMap<>();
     private final Set<String> banned = new HashSet<>();
     private final List<String> dials = new ArrayList<>();
-    private final List<Runnable> failures = new ArrayList<>();
+    private final Map<String, Runnable> failures = new LinkedHashMap<>();
+    private final AtomicBoolean complete = new AtomicBoolean();
     private final AtomicBoolean noNeed = new AtomicBoolean();
-    private final Dialer dialer = new Dialer(() -> "b", membership, peers, banned::contains, time, (node, failed) -> {
-        dials.add(node.nodeId());
-        failures.add(failed);
-    }, () -> false, noNeed::get);
+    private Membership membership;
+    private Dialer dialer;
+
+    DialerTest() {
+        shape(16, 20);
+    }
+
+    private void shape(int overlayPeers, int acceptPeers) {
+        membership = new Membership(time.ticker(), Duration.ofSeconds(5).toNanos(), overlayPeers, peers::size);
+        dialer = new Dialer(() -> SELF, membership, peers, banned::contains, time, (node, failed) -> {
+            dials.add(node.nodeId());
+            failures.put(node.nodeId(), failed);
+        }, () -> false, complete::get, noNeed::get, new Dialer.Shape(overlayPeers, acceptPeers, new Random(7)));
+    }
+
+    /** Members this node ({@link #SELF}) dials, and others that dial it. */
+    private static List<String> ids(boolean dialledBySelf, int n) {
+        List<String> out = new ArrayList<>();
+        for (int i = 0; out.size() < n; i++) {
+            String id = "n" + i;
+            if (Dialer.dials(SELF, id) == dialledBySelf) {
+                out.add(id);
+            }
+        }
+        return out;
+    }
 
     private NodeInfo join(String id) {
         NodeInfo n = new NodeInfo(id, "127.0.0.1", 7000);
@@ -37,78 +63,198 @@ class DialerTest {
         return n;
     }
 
-    private void failLast() {
-        failures.remove(failures.size() - 1).run();
+    /** The dial to {@code id} connects: it is a peer now. */
+    private Peer connect(String id) {
+        dialer.handshaken(membership.get(id));
+        dialer.connected(id);
+        failures.remove(id);
+        Peer p = FakeLink.peer(id, 1);
+        peers.put(id, p);
+        return p;
+    }
+
+    private void fail(String id) {
+        failures.remove(id).run();
     }
 
     @Test
-    void theNodeWithTheSmallerIdDials() {
-        join("a");
-        join("c");
-        assertEquals(List.of("c"), dials);
-        assertTrue(dialer.isDialing("c"));
+    void ofEachPairExactlyOneDialsAndEachNodeDialsAboutHalfTheOthers() {
+        int mine = 0;
+        for (int i = 0; i < 1000; i++) {
+            String other = "node-" + i;
+            assertThat(Dialer.dials(SELF, other)).isNotEqualTo(Dialer.dials(other, SELF));
+            mine += Dialer.dials(SELF, other) ? 1 : 0;
+        }
+        assertThat(mine).isBetween(400, 600);
+        assertThat(Dialer.dials(SELF, SELF)).isFalse();
+    }
+
+    @Test
+    void aGroupNoLargerThanTheOverlayIsAFullMesh() {
+        List<String> mine = ids(true, 8);
+        List<String> theirs = ids(false, 8);
+        mine.forEach(this::join);
+        theirs.forEach(this::join);
+        assertThat(dials).containsExactlyInAnyOrderElementsOf(mine);
+        assertThat(membership.bounded()).isFalse();
     }
 
     @Test
     void aFailedDialIsRetriedWithADelayThatDoublesUpToTwoSeconds() {
-        join("c");
+        String c = ids(true, 1).get(0);
+        join(c);
         List<Duration> delays = new ArrayList<>();
         for (int i = 0; i < 7; i++) {
-            failLast();
+            fail(c);
             delays.add(time.delays().get(0));
             time.advance(time.delays().get(0));
         }
-        assertEquals(List.of(100L, 200L, 400L, 800L, 1600L, 2000L, 2000L),
-                delays.stream().map(Duration::toMillis).toList());
-        assertEquals(8, dials.size());
+        assertThat(delays.stream().map(Duration::toMillis).toList())
+                .containsExactly(100L, 200L, 400L, 800L, 1600L, 2000L, 2000L);
+        assertThat(dials).hasSize(8);
     }
 
     @Test
-    void nobodyIsDialledAgainOnceConnectedBannedGoneOrNoLongerNeeded() {
-        NodeInfo c = join("c");
-        peers.put("c", FakeLink.peer("c", 1));
-        failLast();
-        assertTrue(time.scheduled().isEmpty(), "connected meanwhile (inbound)");
-        peers.clear();
+    void aBoundedOverlayDialsOverlayPeersAtRandomAndReplacesAFailedDialAtOnce() {
+        shape(3, 4);
+        List<String> mine = ids(true, 20);
+        mine.forEach(this::join);
+        assertThat(dials).hasSize(3).doesNotHaveDuplicates();
+        assertThat(membership.bounded()).isTrue();
 
-        join("d");
-        banned.add("d");
-        failLast();
-        assertTrue(time.scheduled().isEmpty(), "banned");
+        String first = dials.get(0);
+        fail(first);
+        assertThat(dials).hasSize(4).doesNotHaveDuplicates();
+        List.copyOf(failures.keySet()).forEach(this::connect);
+        assertThat(peers).hasSize(3);
+        assertThat(time.delays()).hasSize(1); // only the failed one rests
+    }
 
-        NodeInfo e = join("e");
-        failLast();
-        membership.left(e);
+    @Test
+    void inboundPeersCountSoANodeWithEnoughDialsNobody() {
+        shape(3, 4);
+        for (String id : ids(false, 3)) {
+            join(id);
+            peers.put(id, FakeLink.peer(id, 1)); // they dialled this node
+        }
+        ids(true, 10).forEach(this::join);
+        dialer.fill();
+        assertThat(dials).isEmpty();
+    }
+
+    @Test
+    void aLostPeerIsReplacedByAnotherMemberAndRestsBeforeItMayBePickedAgain() {
+        shape(2, 3);
+        ids(true, 5).forEach(this::join);
+        List.copyOf(failures.keySet()).forEach(this::connect);
+        String lost = dials.get(0);
+        peers.remove(lost);
+        dialer.peerLost(lost, false, 0);
+        assertThat(dials).hasSize(3);
+        assertThat(dials.get(2)).isNotEqualTo(lost);
+        assertThat(time.delays()).containsExactly(Duration.ofMillis(100));
+    }
+
+    @Test
+    void aMemberThatRefusesForHavingTooManyPeersRestsTenSeconds() {
+        String c = ids(true, 1).get(0);
+        join(c);
+        connect(c);
+        dialer.refused(c);
+        peers.remove(c);
+        dialer.peerLost(c, false, 0);
+        assertThat(dials).containsExactly(c);
+        time.advance(Duration.ofMillis(Dialer.REFUSED_MILLIS - 1));
+        assertThat(dials).containsExactly(c);
+        time.advance(Duration.ofMillis(1));
+        assertThat(dials).containsExactly(c, c);
+    }
+
+    @Test
+    void whileThisNodeIsNotCompleteADonePeerDoesNotCountSoAnotherIsDialledWithinTheAcceptBound() {
+        shape(2, 3);
+        ids(true, 6).forEach(this::join);
+        List.copyOf(failures.keySet()).forEach(this::connect);
+        peers.get(dials.get(0)).done = true;
+        dialer.fill();
+        assertThat(dials).hasSize(3);
+        connect(dials.get(2));
+        peers.get(dials.get(1)).done = true;
+        dialer.fill();
+        assertThat(dials).as("three peers: the accept bound").hasSize(3);
+
+        complete.set(true);
+        peers.remove(dials.get(0));
+        dialer.peerLost(dials.get(0), true, 0);
+        assertThat(dials).as("complete: done peers count").hasSize(3);
+    }
+
+    @Test
+    void aPeerLostAfterItWasDoneIsNotDialledAgain() {
+        String c = ids(true, 1).get(0);
+        join(c);
+        connect(c).done = true;
+        peers.remove(c);
+        dialer.peerLost(c, true, 0);
+        time.advance(Duration.ofSeconds(30));
+        assertThat(dials).containsExactly(c);
+        assertThat(time.scheduled()).isEmpty();
+    }
+
+    @Test
+    void nobodyIsDialledOnceConnectedBannedGoneOrNoLongerNeeded() {
+        List<String> mine = ids(true, 4);
+        join(mine.get(0));
+        peers.put(mine.get(0), FakeLink.peer(mine.get(0), 1));
+        fail(mine.get(0));
         time.advance(Duration.ofSeconds(3));
-        assertEquals(List.of("c", "d", "e"), dials, "e left before its redial");
+        assertThat(dials).as("connected meanwhile (inbound)").containsExactly(mine.get(0));
+
+        banned.add(mine.get(1));
+        join(mine.get(1));
+        assertThat(dials).as("banned").containsExactly(mine.get(0));
+
+        NodeInfo gone = join(mine.get(2));
+        fail(mine.get(2));
+        membership.left(gone);
+        time.advance(Duration.ofSeconds(3));
+        assertThat(dials).as("left before its redial").containsExactly(mine.get(0), mine.get(2));
 
         noNeed.set(true);
-        dialer.dial(c);
-        failLast();
-        assertTrue(time.scheduled().isEmpty(), "complete and every peer done");
-        assertEquals(List.of("c", "d", "e", "c"), dials);
-    }
-
-    @Test
-    void aLostPeerIsDialledAgainUnlessItWasDone() {
-        NodeInfo c = join("c");
-        dialer.handshaken(c);
-        dialer.connected("c");
-        dialer.peerLost("c", true);
-        assertTrue(time.scheduled().isEmpty());
-        dialer.peerLost("c", false);
-        time.advance(Duration.ofMillis(100));
-        assertEquals(List.of("c", "c"), dials);
-        dialer.handshaken(c);
-        dialer.peerLost("a", false);
-        assertEquals(List.of("c", "c"), dials, "a dials this node, not the other way");
+        join(mine.get(3));
+        assertThat(dials).as("complete and every peer done").containsExactly(mine.get(0), mine.get(2));
     }
 
     @Test
     void aConnectionClosedBeforeItsHandshakeIsDialledAgain() {
-        NodeInfo c = join("c");
-        dialer.connectionClosed(c);
+        String c = ids(true, 1).get(0);
+        NodeInfo node = join(c);
+        failures.remove(c);
+        dialer.connectionClosed(node);
         time.advance(Duration.ofMillis(100));
-        assertEquals(List.of("c", "c"), dials);
+        assertThat(dials).containsExactly(c, c);
+    }
+
+    @Test
+    void aMemberWhoseLinkMeasuredFastIsPickedMoreOften() {
+        List<String> mine = ids(true, 2);
+        String fast = mine.get(0);
+        String slow = mine.get(1);
+        Map<String, Integer> picks = new HashMap<>();
+        for (int seed = 0; seed < 300; seed++) {
+            Membership m = new Membership(time.ticker(), 1, 1, peers::size);
+            List<String> picked = new ArrayList<>();
+            Dialer d = new Dialer(() -> SELF, m, peers, id -> false, time, (node, failed) -> picked.add(node.nodeId()),
+                    () -> false, () -> false, () -> false, new Dialer.Shape(1, 2, new Random(seed * 0x9E3779B97F4A7C15L)));
+            d.peerLost(fast, false, 10e6); // peers before they were members: their rates are known
+            d.peerLost(slow, false, 1e6);
+            picked.clear();
+            m.joined(new NodeInfo(fast, "127.0.0.1", 1), false);
+            m.joined(new NodeInfo(slow, "127.0.0.1", 1), false);
+            d.fill();
+            picks.merge(picked.get(0), 1, Integer::sum);
+        }
+        // Weights 2 and 1.1: about 65% fast.
+        assertThat(picks.get(fast)).isBetween(165, 225);
     }
 }
