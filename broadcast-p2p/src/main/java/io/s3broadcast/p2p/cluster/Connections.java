@@ -5,6 +5,7 @@ import io.netty.util.ReferenceCountUtil;
 import io.s3broadcast.p2p.protocol.BitfieldMessage;
 import io.s3broadcast.p2p.protocol.Choke;
 import io.s3broadcast.p2p.protocol.Digests;
+import io.s3broadcast.p2p.protocol.RelayedDigests;
 import io.s3broadcast.p2p.protocol.Done;
 import io.s3broadcast.p2p.protocol.GiveWorkRequest;
 import io.s3broadcast.p2p.protocol.GiveWorkResponse;
@@ -83,6 +84,16 @@ final class Connections implements GroupRouter.Target {
                 })
                 .on(MessageType.DIGESTS, Digests.class, (p, d) -> {
                     if (c.digests.received(p.id, d)) {
+                        c.relay.taken(p.id, p.id, d);
+                        c.exchange.pumpAll();
+                    }
+                })
+                .on(MessageType.RELAYED_DIGESTS, RelayedDigests.class, (p, r) -> {
+                    if (r.origin().equals(run.self())) {
+                        return; // this node's own word, back
+                    }
+                    if (c.digests.relayed(p.id, r)) {
+                        c.relay.taken(p.id, r.origin(), r.digests());
                         c.exchange.pumpAll();
                     }
                 })
@@ -187,6 +198,8 @@ final class Connections implements GroupRouter.Target {
             c.dialer.connected(id);
             c.choke.peerConnected(id);
             c.greeting.greet(h);
+            c.relay.greet(h, id);
+            h.flush();
             LOG.debug("{}: connected to {}", run.self(), h);
         }
     }

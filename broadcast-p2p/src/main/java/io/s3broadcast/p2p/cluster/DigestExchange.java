@@ -1,6 +1,7 @@
 package io.s3broadcast.p2p.cluster;
 
 import io.s3broadcast.p2p.protocol.Digests;
+import io.s3broadcast.p2p.protocol.RelayedDigests;
 import io.s3broadcast.spi.PieceStore;
 import io.s3broadcast.spi.Sha256;
 import java.util.ArrayList;
@@ -19,6 +20,9 @@ import java.util.function.Predicate;
  * registry) that contradicts a member is banned on the member's word. The run's loop only.
  */
 final class DigestExchange {
+
+    /** The longest node id, as a stand-in when lists are cut to leave room for their origin's id. */
+    private static final String ORIGIN_ROOM = "x".repeat(255);
 
     /** Signs a run of digests with the group secret (the run's pipeline). */
     @FunctionalInterface
@@ -67,7 +71,8 @@ final class DigestExchange {
      */
     List<Digests> ownDigests(int maxFrameLength) {
         List<Digests> out = new ArrayList<>();
-        int max = Math.max(1, Digests.maxDigests(maxFrameLength));
+        // Room for the origin id, so a peer can pass the list on unchanged (RelayedDigests).
+        int max = Math.max(1, RelayedDigests.maxDigests(maxFrameLength, ORIGIN_ROOM));
         int p = 0;
         while (p < pieceCount) {
             while (p < pieceCount && !(vouches.hasOwn(p) && store.hasPiece(p))) {
@@ -121,6 +126,27 @@ final class DigestExchange {
                     + " secret (forged, or altered on the way: use TLS on untrusted links)", d.first(), d.first() + d.count()));
             return false;
         }
+        return vouched(peer, d);
+    }
+
+    /**
+     * {@code peer} passed on {@code origin}'s vouch ({@link RelayedDigests}, a bounded overlay): taken as
+     * {@code origin}'s word, its MAC checked against {@code origin}. Returns false when something was banned for
+     * it (a MAC that is not {@code origin}'s bans {@code peer}, who passed on what it should have checked; a lie
+     * bans {@code origin}), true when the word was taken.
+     */
+    boolean relayed(String peer, RelayedDigests r) {
+        Digests d = r.digests();
+        if (!macMatches.test(d, r.origin())) {
+            disputes.convict(peer, String.format("passed on DIGESTS of %s for pieces [%d, %d) whose MAC is not %s's",
+                    r.origin(), d.first(), d.first() + d.count(), r.origin()));
+            return false;
+        }
+        return vouched(r.origin(), d);
+    }
+
+    /** {@code peer}'s word on {@code d}'s pieces, its MAC checked. */
+    private boolean vouched(String peer, Digests d) {
         BitSet contested = new BitSet();
         for (int i = 0; i < d.count(); i++) {
             int piece = d.first() + i;

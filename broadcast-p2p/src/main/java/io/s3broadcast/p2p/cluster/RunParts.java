@@ -42,6 +42,7 @@ final class RunParts {
     final BanList banned;
     final Disputes disputes;
     final DigestExchange digests;
+    final DigestRelay relay;
     final PieceReceiver receiver;
     final ArrivalChecks arrivals;
     final Repairs repairs;
@@ -84,6 +85,7 @@ final class RunParts {
                 pieces -> SourceCheck.fetch(task, pieces), run::execute, cluster.disk(), disputesRun(run, task));
         digests = new DigestExchange(store, vouches, members::containsKey, serving,
                 (first, d) -> run.pipeline().signDigests(first, d), (d, peer) -> run.pipeline().verify(d, peer), disputes);
+        relay = new DigestRelay(peers, membership::bounded);
         receiver = new PieceReceiver(run::self, store, this::expected, vouches, members::containsKey, banned,
                 disputes, cluster.disk(), run::execute, receiverRun(run, peers));
         Repairs.Sampler sampler = samples -> SpotCheck.run(samples, task.source(), task.object(), store, cluster.disk(),

@@ -132,6 +132,8 @@ final class MessageDecoder extends MessageToMessageDecoder<ByteBuf> {
                 return new WorksLeft(works);
             case DIGESTS:
                 return digests(frame);
+            case RELAYED_DIGESTS:
+                return relayedDigests(frame);
             default:
                 throw new AssertionError(type);
         }
@@ -291,6 +293,20 @@ final class MessageDecoder extends MessageToMessageDecoder<ByteBuf> {
         byte[] mac = new byte[Digests.MAC_BYTES];
         body.readBytes(mac);
         return new Digests(first, digests, mac);
+    }
+
+    private RelayedDigests relayedDigests(ByteBuf body) {
+        if (body.readableBytes() < RelayedDigests.FIXED_BODY_LENGTH) {
+            throw new ProtocolException("RELAYED_DIGESTS body has " + body.readableBytes() + " bytes, expected at least "
+                    + RelayedDigests.FIXED_BODY_LENGTH);
+        }
+        int length = body.readUnsignedByte();
+        if (length < 1 || length + Digests.FIXED_BODY_LENGTH > body.readableBytes()) {
+            throw new ProtocolException("RELAYED_DIGESTS origin id of " + length + " bytes does not fit its body of "
+                    + (body.readableBytes() + 1) + " bytes");
+        }
+        String origin = utf8(body, length, "RELAYED_DIGESTS origin id");
+        return new RelayedDigests(origin, digests(body));
     }
 
     private GiveWorkResponse giveWorkResponse(ByteBuf body) {

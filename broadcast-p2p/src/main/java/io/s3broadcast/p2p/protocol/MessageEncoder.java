@@ -114,6 +114,15 @@ final class MessageEncoder extends MessageToMessageEncoder<Object> {
                 out.add(frame(ctx, type, Digests.FIXED_BODY_LENGTH + bytes.length)
                         .writeInt(digests.first()).writeInt(digests.count()).writeBytes(bytes).writeBytes(digests.macUnsafe()));
                 break;
+            case RELAYED_DIGESTS:
+                RelayedDigests relayed = (RelayedDigests) message;
+                byte[] origin = relayed.origin().getBytes(StandardCharsets.UTF_8);
+                byte[] list = relayed.digests().bytesUnsafe();
+                out.add(frame(ctx, type, RelayedDigests.FIXED_BODY_LENGTH + origin.length + list.length)
+                        .writeByte(origin.length).writeBytes(origin)
+                        .writeInt(relayed.digests().first()).writeInt(relayed.digests().count()).writeBytes(list)
+                        .writeBytes(relayed.digests().macUnsafe()));
+                break;
             default:
                 throw new AssertionError(type);
         }

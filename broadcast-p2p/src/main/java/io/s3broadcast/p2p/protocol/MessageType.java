@@ -23,7 +23,8 @@ public enum MessageType {
     GIVE_WORK_REQUEST(0x30),
     GIVE_WORK_RESPONSE(0x31),
     WORKS_LEFT(0x32),
-    DIGESTS(0x34);
+    DIGESTS(0x34),
+    RELAYED_DIGESTS(0x35);
 
     private static final MessageType[] BY_ID = new MessageType[256];
 

@@ -7,7 +7,7 @@ package io.s3broadcast.p2p.protocol;
 public sealed interface PeerMessage
         permits BitfieldMessage, Cancel, Choke, Digests, Done, GiveWorkRequest, GiveWorkResponse, Goodbye, Handshake, Auth,
                 Have,
-                Interested, KeepAlive, NotInterested, Piece, Reject, Request, Unchoke, WorksLeft {
+                Interested, KeepAlive, NotInterested, Piece, Reject, RelayedDigests, Request, Unchoke, WorksLeft {
 
     MessageType type();
 }

@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import io.s3broadcast.p2p.protocol.Digests;
 import io.s3broadcast.p2p.protocol.FrameLimits;
 import io.s3broadcast.p2p.protocol.Goodbye;
+import io.s3broadcast.p2p.protocol.RelayedDigests;
 import java.nio.file.Path;
 import java.util.Arrays;
 import java.util.List;
@@ -59,12 +60,40 @@ class DigestExchangeTest {
             assertThat(exchange.ownRead(p)).isEqualTo(f.sha(p));
         }
         f.put(5, f.truth(5)); // stored from a peer: not first-hand, not vouched for
-        int twoPerFrame = FrameLimits.TYPE_BYTES + 8 + Digests.MAC_BYTES + 2 * Digests.DIGEST_BYTES;
+        // Room for an origin id of 255 bytes and its length, so a peer can pass a list on (RELAYED_DIGESTS).
+        int twoPerFrame = FrameLimits.TYPE_BYTES + 8 + Digests.MAC_BYTES + 2 * Digests.DIGEST_BYTES + 1 + 255;
         List<Digests> out = exchange.ownDigests(twoPerFrame);
         assertThat(out).extracting(Digests::first).containsExactly(0, 2, 4);
         assertThat(out).extracting(Digests::count).containsExactly(2, 1, 1);
         assertThat(out.get(0).digest(1)).isEqualTo(f.sha(1));
         assertThat(exchange.announce(4, f.sha(4))).isEqualTo(out.get(2));
+    }
+
+    /** A MAC only {@code id} makes, in the relay tests. */
+    private static byte[] macOf(String id) {
+        return filled(Digests.MAC_BYTES, id.hashCode());
+    }
+
+    @Test
+    void aRelayedListIsTheOriginsWordCheckedAgainstTheOriginsMac() throws Exception {
+        DigestExchange relaying = new DigestExchange(f.store, f.vouches, f.members::contains, PieceServing.HONEST,
+                (first, d) -> new Digests(first, d, macOf("a")),
+                (d, id) -> d.equals(new Digests(d.first(), d.bytes(), macOf(id))), f.disputes);
+        // c passes on b's list: b's word, though b is not this node's peer.
+        assertThat(relaying.relayed("c", new RelayedDigests("b", list(3, macOf("b"), f.sha(3))))).isTrue();
+        assertThat(relaying.expected(3)).isEqualTo(f.sha(3));
+        assertThat(f.bans.liars()).isEmpty();
+
+        // A list passed on with a MAC that is not its origin's: the one that passed it on is banned.
+        assertThat(relaying.relayed("c", new RelayedDigests("b", list(4, macOf("c"), f.sha(4))))).isFalse();
+        assertThat(f.bans.liars()).containsExactly("c");
+        assertThat(relaying.expected(4)).isNull();
+
+        // The origin's lie, passed on by an honest peer, bans the origin.
+        f.put(5, f.truth(5));
+        relaying.ownRead(5);
+        assertThat(relaying.relayed("d", new RelayedDigests("b", list(5, macOf("b"), f.sha(f.junk(5)))))).isFalse();
+        assertThat(f.bans.liars()).containsExactlyInAnyOrder("c", "b");
     }
 
     @Test

@@ -38,16 +38,24 @@ final class Swarm implements AutoCloseable {
 
     private Swarm(S3Fixture s3, Path dir, Strategy strategy, int n, String registry, IntFunction<FetchListener> listeners,
             String idPrefix) {
-        this(s3, dir, strategy, n, 0, registry, listeners, idPrefix);
+        this(s3, dir, strategy, n, 0, registry, listeners, idPrefix, 0);
+    }
+
+    private Swarm(S3Fixture s3, Path dir, Strategy strategy, int n, int extra, String registry,
+            IntFunction<FetchListener> listeners, String idPrefix) {
+        this(s3, dir, strategy, n, extra, registry, listeners, idPrefix, 0);
     }
 
     /** {@code extra} more members in the static registry ({@link #ports} after the nodes'), run by the test itself. */
     private Swarm(S3Fixture s3, Path dir, Strategy strategy, int n, int extra, String registry,
-            IntFunction<FetchListener> listeners, String idPrefix) {
+            IntFunction<FetchListener> listeners, String idPrefix, int overlayPeers) {
         TestCluster.Builder b = TestCluster.builder(s3).nodes(n).extraMembers(extra).strategy(strategy).directory(dir)
                 .idPrefix(idPrefix)
                 .configure((i, node) -> {
                     node.pieceSize(PIECE_SIZE).rangeSize(4L * PIECE_SIZE).workSize(4).linger(Duration.ofSeconds(10));
+                    if (overlayPeers > 0) {
+                        node.overlayPeers(overlayPeers);
+                    }
                     FetchListener l = listeners == null ? null : listeners.apply(i);
                     if (l != null) {
                         node.addListener(l);
@@ -76,6 +84,12 @@ final class Swarm implements AutoCloseable {
     static Swarm of(S3Fixture s3, Path dir, Strategy strategy, int n, String registry, IntFunction<FetchListener> listeners,
             String idPrefix) {
         return new Swarm(s3, dir, strategy, n, registry, listeners, idPrefix);
+    }
+
+    /** {@code n} nodes, each keeping {@code overlayPeers} peers. */
+    static Swarm withOverlay(S3Fixture s3, Path dir, Strategy strategy, int n, int overlayPeers,
+            IntFunction<FetchListener> listeners) {
+        return new Swarm(s3, dir, strategy, n, 0, null, listeners, "node-", overlayPeers);
     }
 
     /** {@code n} nodes, and {@code extra} more members of the static registry that the test runs itself. */

@@ -71,6 +71,8 @@ class MessageCodecTest {
                         randomBytes(40, Digests.MAC_BYTES))),
                 message("digests, all", () -> new Digests(0, randomBytes(5, 11 * Digests.DIGEST_BYTES),
                         randomBytes(50, Digests.MAC_BYTES))),
+                message("relayed digests", () -> new RelayedDigests("node-7", new Digests(3,
+                        randomBytes(6, 2 * Digests.DIGEST_BYTES), randomBytes(60, Digests.MAC_BYTES)))),
                 message("goodbye, bad piece", () -> new Goodbye(Goodbye.Reason.BAD_PIECE, "piece 3")),
                 message("goodbye", () -> new Goodbye(Goodbye.Reason.NORMAL)),
                 message("goodbye with detail", () -> new Goodbye(Goodbye.Reason.LAYOUT_MISMATCH, "détail ✓ 𝄞")),
