@@ -240,6 +240,9 @@ final class NetnsFleet implements FleetCommand.FleetLevel {
         if (t.httpClient != null) {
             a.addAll(List.of("--http-client", t.httpClient));
         }
+        if (t.overlayPeers != null) {
+            a.addAll(List.of("--overlay-peers", String.valueOf(t.overlayPeers)));
+        }
         return a;
     }
 

@@ -35,6 +35,10 @@ final class NodeTuning {
     @Option(names = "--http-client", paramLabel = "netty|crt", description = "SDK HTTP client (default: Broadcast's).")
     String httpClient;
 
+    @Option(names = "--overlay-peers", paramLabel = "K",
+            description = "Peers each node keeps; a group of at most K + 1 nodes is a full mesh (default: Broadcast's, 16).")
+    Integer overlayPeers;
+
     /** Sets on {@code builder} what was given. */
     Broadcast.Builder applyTo(Broadcast.Builder builder) {
         if (pieceSize != null) {
@@ -55,6 +59,9 @@ final class NodeTuning {
         if (httpClient != null) {
             builder.httpClient(httpClient);
         }
+        if (overlayPeers != null) {
+            builder.overlayPeers(overlayPeers);
+        }
         return builder;
     }
 
@@ -67,6 +74,7 @@ final class NodeTuning {
         m.put("rangeSize", orDefault(rangeSize));
         m.put("linger", linger != null ? linger.toString() : "default");
         m.put("httpClient", orDefault(httpClient));
+        m.put("overlayPeers", orDefault(overlayPeers));
         return m;
     }
 

@@ -29,7 +29,8 @@ import org.slf4j.LoggerFactory;
  *
  * <p>In a bounded overlay (more members than this node's peers, {@link Membership#bounded}) a node sees its peers
  * only: a piece none of them holds may still be on its way from further off. So the condition must hold for
- * {@link #QUIET_NANOS} with the orphans unchanged (no peer announced one of them meanwhile: nothing is arriving),
+ * {@link #QUIET_NANOS} with the orphans unchanged (no peer announced one of them meanwhile) and no piece stored
+ * by this node (nothing is arriving: a node that still receives pieces waits),
  * and the orphans are shared out by the registry's members (every node sees the same list, so each orphan is read
  * about once); when orphans remain after that round, among this node and its peers that are not done (nodes that
  * are alive for sure); after that, this node takes them all. Every round waits for the quiet time again, so no
@@ -57,6 +58,7 @@ final class OrphanRule {
     private final Consumer<List<PieceRun>> take;
     private long since = -1;
     private int sinceOrphans;
+    private int sinceHeld;
     private int rounds;
 
     /**
@@ -108,16 +110,18 @@ final class OrphanRule {
             since = -1;
             return;
         }
-        Bitfield orphans = orphans();
+        Bitfield held = have.get();
+        Bitfield orphans = orphans(held);
         if (orphans.cardinality() == 0) {
             since = -1;
             return;
         }
         long now = ticker.read();
         boolean bounded = membership.bounded();
-        if (since < 0 || (bounded && orphans.cardinality() != sinceOrphans)) {
+        if (since < 0 || (bounded && (orphans.cardinality() != sinceOrphans || held.cardinality() != sinceHeld))) {
             since = now;
             sinceOrphans = orphans.cardinality();
+            sinceHeld = held.cardinality();
             return;
         }
         if (now - since < (bounded ? QUIET_NANOS : SETTLE_NANOS)) {
@@ -160,8 +164,7 @@ final class OrphanRule {
         return survivors;
     }
 
-    private Bitfield orphans() {
-        Bitfield held = have.get();
+    private Bitfield orphans(Bitfield held) {
         Bitfield orphans = new Bitfield(pieceCount);
         for (int p = held.nextClear(0); p >= 0; p = held.nextClear(p + 1)) {
             if (!accountedFor.test(p)) {

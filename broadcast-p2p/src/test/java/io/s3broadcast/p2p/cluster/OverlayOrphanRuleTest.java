@@ -87,6 +87,28 @@ class OverlayOrphanRuleTest {
     }
 
     @Test
+    void aPieceStoredMeanwhileStartsTheQuietTimeAgain() {
+        rule.check();
+        time.advance(QUIET.dividedBy(2));
+        rule.check(); // nothing changed: no restart
+        time.advance(QUIET.dividedBy(2));
+        rule.check();
+        assertThat(taken).hasSize(1);
+        taken.clear();
+
+        rule.check();
+        time.advance(QUIET.dividedBy(2));
+        have.set(7); // this node still receives pieces: the orphans may be on their way too
+        rule.check();
+        time.advance(QUIET.minusNanos(1));
+        rule.check();
+        assertThat(taken).isEmpty();
+        time.advance(Duration.ofNanos(1));
+        rule.check();
+        assertThat(taken).hasSize(1);
+    }
+
+    @Test
     void orphansLeftAfterTheMembersRoundGoToThisNodeAndItsPeersThenToThisNodeAlone() {
         quiet();
         taken.clear();
