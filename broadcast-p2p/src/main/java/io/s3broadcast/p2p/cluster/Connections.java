@@ -220,7 +220,7 @@ final class Connections implements GroupRouter.Target {
             return; // finish() told the listener
         }
         listener.peerDisconnected(id);
-        if (!p.done) {
+        if (!p.done && !c.dialer.refusedBy(id)) {
             LOG.info("{}: lost {} before it was done; its requests go elsewhere", run.self(), id);
         }
         // phase1.peerLeft abandoned a request outstanding to it; pump asks the scheduler again.

@@ -1,5 +1,6 @@
 package io.s3broadcast.p2p.cluster;
 
+import com.google.common.base.Ticker;
 import io.s3broadcast.registry.NodeInfo;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -20,8 +21,9 @@ import java.util.function.Supplier;
  * A node dials members it is the dialler of, at random (members whose link measured fast, when it was a peer
  * before, are more likely), until it has {@code overlayPeers} peers that are not done (while it is not complete;
  * all its peers once it is), counting dials under way, and never more than {@code acceptPeers} connections in
- * all. With at most {@code overlayPeers + 1} members every pair is connected (a full mesh); above, each node has
- * between {@code overlayPeers} and {@code acceptPeers} peers, the rest of the group reached through them.
+ * all. With at most {@code overlayPeers + 1} members every pair is connected (a full mesh); above, a node dials
+ * half its overlay and lets the other half dial it ({@link #outboundCap}), so it ends with about {@code
+ * overlayPeers} peers, at most {@code acceptPeers}, the rest of the group reached through them.
  *
  * <p>The overlay refills ({@link #fill}) when a member joins, a peer is lost (it is rested for a delay that
  * doubles from 100 ms up to {@link #MAX_REDIAL_MILLIS}, then may be picked again: in a full mesh it is the only
@@ -44,8 +46,12 @@ final class Dialer {
         void connect(NodeInfo node, Runnable failed);
     }
 
-    /** How many peers this node wants, and what it knows of their links. */
-    record Shape(int overlayPeers, int acceptPeers, Random random) {
+    /**
+     * How many peers this node wants: {@code overlayPeers}, at most {@code acceptPeers} in all; in a bounded
+     * overlay it dials half of them and waits for the other half to dial it, for up to {@code graceNanos} of
+     * {@code ticker} time (then it dials them too). Picks with {@code random}.
+     */
+    record Shape(int overlayPeers, int acceptPeers, Random random, Ticker ticker, long graceNanos) {
         Shape {
             if (overlayPeers <= 0 || acceptPeers < overlayPeers) {
                 throw new IllegalArgumentException("0 < overlayPeers <= acceptPeers needed: " + overlayPeers + ", "
@@ -69,6 +75,8 @@ final class Dialer {
     private final Set<String> resting = new HashSet<>();
     private final Set<String> finished = new HashSet<>();
     private final Map<String, Double> rates = new HashMap<>();
+    private final Set<String> refusedBy = new HashSet<>();
+    private long shortSince = -1;
 
     /**
      * @param self this node's id (known once registered)
@@ -124,7 +132,8 @@ final class Dialer {
         }
         String me = self.get();
         List<String> candidates = null;
-        while (wanted() > 0 && peers.size() + dialing.size() < shape.acceptPeers()) {
+        int cap = outboundCap(me);
+        while (wanted() > 0 && peers.size() + dialing.size() < shape.acceptPeers() && outbound(me) < cap) {
             if (candidates == null) {
                 candidates = candidates(me);
             }
@@ -141,14 +150,49 @@ final class Dialer {
 
     /** Peers still to dial: the overlay's size less peers that count and dials under way. */
     private int wanted() {
+        return shape.overlayPeers() - dialing.size() - counted(null);
+    }
+
+    /**
+     * Peers that count towards the overlay (all once this node is complete, else those not done); with {@code
+     * dialler}, only those this node dialled.
+     */
+    private int counted(String dialler) {
         boolean all = complete.getAsBoolean();
-        int counted = dialing.size();
+        int n = 0;
         for (Peer p : peers.values()) {
-            if (all || !p.done) {
-                counted++;
+            if ((all || !p.done) && (dialler == null || dials(dialler, p.id))) {
+                n++;
             }
         }
-        return shape.overlayPeers() - counted;
+        return n;
+    }
+
+    /**
+     * The most connections this node dials itself: all it wants in a full mesh; in a bounded overlay half the
+     * overlay (each node is the dialler of about half the pairs, so the other half dials it: about {@code
+     * overlayPeers} in all, not twice as many of which the accept bound refuses half), and the whole overlay once
+     * it has been short of peers for the grace time.
+     */
+    private int outboundCap(String me) {
+        if (!membership.bounded()) {
+            return Integer.MAX_VALUE;
+        }
+        int half = (shape.overlayPeers() + 1) / 2;
+        if (counted(null) >= shape.overlayPeers()) {
+            shortSince = -1;
+            return half;
+        }
+        long now = shape.ticker().read();
+        if (shortSince < 0) {
+            shortSince = now;
+        }
+        return now - shortSince >= shape.graceNanos() ? shape.overlayPeers() : half;
+    }
+
+    /** Connections this node dialled that count: dials under way and counted peers it is the dialler of. */
+    private int outbound(String me) {
+        return dialing.size() + counted(me);
     }
 
     private List<String> candidates(String me) {
@@ -231,7 +275,14 @@ final class Dialer {
 
     /** Member {@code id} refused this node for having too many peers: it is rested for {@link #REFUSED_MILLIS}. */
     void refused(String id) {
+        refusedBy.add(id);
+        loop.schedule(() -> refusedBy.remove(id), REFUSED_MILLIS, TimeUnit.MILLISECONDS);
         rest(id, REFUSED_MILLIS);
+    }
+
+    /** Whether member {@code id} refused this node for having too many peers within {@link #REFUSED_MILLIS}. */
+    boolean refusedBy(String id) {
+        return refusedBy.contains(id);
     }
 
     /**

@@ -136,7 +136,8 @@ final class RunParts {
                             }
                         }),
                 run::closing, run::isComplete, () -> run.isComplete() && linger.allPeersDone(),
-                new Dialer.Shape(config.overlayPeers(), config.acceptPeers(), new Random(seed(config.nodeId(), 4))));
+                new Dialer.Shape(config.overlayPeers(), config.acceptPeers(), new Random(seed(config.nodeId(), 4)),
+                        config.ticker(), NodeRun.CONNECT_GRACE_NANOS));
         orphans = new OrphanRule(run::self, pieceCount, peers, membership, config.ticker(), phase1::overEverywhere,
                 store::bitfield, piece -> phase1.workList().isPending(piece) || disputes.isChecking(piece)
                         || (requests.availability(piece) > 0 && expected(piece) != null),

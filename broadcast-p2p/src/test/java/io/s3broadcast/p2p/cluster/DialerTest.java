@@ -21,6 +21,7 @@ import org.junit.jupiter.api.Test;
 class DialerTest {
 
     private static final String SELF = "b";
+    private static final Duration GRACE = Duration.ofSeconds(5);
 
     private final ManualScheduler time = new ManualScheduler();
     private final Map<String, Peer> peers = new TreeMap<>();
@@ -41,7 +42,8 @@ class DialerTest {
         dialer = new Dialer(() -> SELF, membership, peers, banned::contains, time, (node, failed) -> {
             dials.add(node.nodeId());
             failures.put(node.nodeId(), failed);
-        }, () -> false, complete::get, noNeed::get, new Dialer.Shape(overlayPeers, acceptPeers, new Random(7)));
+        }, () -> false, complete::get, noNeed::get, new Dialer.Shape(overlayPeers, acceptPeers, new Random(7), time.ticker(),
+                GRACE.toNanos()));
     }
 
     /** Members this node ({@link #SELF}) dials, and others that dial it. */
@@ -115,19 +117,24 @@ class DialerTest {
     }
 
     @Test
-    void aBoundedOverlayDialsOverlayPeersAtRandomAndReplacesAFailedDialAtOnce() {
-        shape(3, 4);
-        List<String> mine = ids(true, 20);
-        mine.forEach(this::join);
-        assertThat(dials).hasSize(3).doesNotHaveDuplicates();
+    void aBoundedOverlayDialsHalfItsPeersAtRandomReplacesAFailedDialAtOnceAndTheRestAfterTheGrace() {
+        shape(4, 5);
+        for (String id : ids(true, 20)) {
+            membership.joined(new NodeInfo(id, "127.0.0.1", 7000), false);
+        }
+        dialer.fill();
+        assertThat(dials).as("half: the other half dials this node").hasSize(2).doesNotHaveDuplicates();
         assertThat(membership.bounded()).isTrue();
 
-        String first = dials.get(0);
-        fail(first);
-        assertThat(dials).hasSize(4).doesNotHaveDuplicates();
+        fail(dials.get(0));
+        assertThat(dials).hasSize(3).doesNotHaveDuplicates();
         List.copyOf(failures.keySet()).forEach(this::connect);
-        assertThat(peers).hasSize(3);
-        assertThat(time.delays()).hasSize(1); // only the failed one rests
+        assertThat(peers).hasSize(2);
+        dialer.fill();
+        assertThat(dials).as("waits for inbound peers").hasSize(3);
+        time.advance(GRACE);
+        dialer.fill();
+        assertThat(dials).as("nobody dialled in within the grace: it dials the rest").hasSize(5).doesNotHaveDuplicates();
     }
 
     @Test
@@ -138,6 +145,7 @@ class DialerTest {
             peers.put(id, FakeLink.peer(id, 1)); // they dialled this node
         }
         ids(true, 10).forEach(this::join);
+        time.advance(GRACE);
         dialer.fill();
         assertThat(dials).isEmpty();
     }
@@ -150,8 +158,8 @@ class DialerTest {
         String lost = dials.get(0);
         peers.remove(lost);
         dialer.peerLost(lost, false, 0);
-        assertThat(dials).hasSize(3);
-        assertThat(dials.get(2)).isNotEqualTo(lost);
+        assertThat(dials).hasSize(2);
+        assertThat(dials.get(1)).isNotEqualTo(lost);
         assertThat(time.delays()).containsExactly(Duration.ofMillis(100));
     }
 
@@ -174,8 +182,13 @@ class DialerTest {
     void whileThisNodeIsNotCompleteADonePeerDoesNotCountSoAnotherIsDialledWithinTheAcceptBound() {
         shape(2, 3);
         ids(true, 6).forEach(this::join);
+        time.advance(GRACE);
+        dialer.fill();
         List.copyOf(failures.keySet()).forEach(this::connect);
+        assertThat(dials).hasSize(2);
         peers.get(dials.get(0)).done = true;
+        dialer.fill();
+        time.advance(GRACE);
         dialer.fill();
         assertThat(dials).hasSize(3);
         connect(dials.get(2));
@@ -245,7 +258,7 @@ class DialerTest {
             Membership m = new Membership(time.ticker(), 1, 1, peers::size);
             List<String> picked = new ArrayList<>();
             Dialer d = new Dialer(() -> SELF, m, peers, id -> false, time, (node, failed) -> picked.add(node.nodeId()),
-                    () -> false, () -> false, () -> false, new Dialer.Shape(1, 2, new Random(seed * 0x9E3779B97F4A7C15L)));
+                    () -> false, () -> false, () -> false, new Dialer.Shape(1, 2, new Random(seed * 0x9E3779B97F4A7C15L), time.ticker(), 1));
             d.peerLost(fast, false, 10e6); // peers before they were members: their rates are known
             d.peerLost(slow, false, 1e6);
             picked.clear();
