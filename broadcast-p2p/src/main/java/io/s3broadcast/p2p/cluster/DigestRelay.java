@@ -37,11 +37,14 @@ final class DigestRelay {
 
     /** This node took {@code origin}'s list {@code d}, from peer {@code from}: its other peers hear it (once). */
     void taken(String from, String origin, Digests d) {
-        if (!bounded.getAsBoolean() || !seen.add(origin + '\0' + d.first() + '\0' + d.count())) {
+        if (!seen.add(origin + '\0' + d.first() + '\0' + d.count())) {
             return;
         }
         Vouch v = new Vouch(origin, d);
-        kept.add(v);
+        kept.add(v); // kept in a full mesh too: the group may grow past the overlay, and later peers hear them
+        if (!bounded.getAsBoolean()) {
+            return;
+        }
         for (Peer p : peers.values()) {
             if (!p.id.equals(from) && send(p.link, p.id, v)) {
                 p.link.flush();
@@ -51,6 +54,9 @@ final class DigestRelay {
 
     /** A new peer {@code id} hears every list kept so far (its own excepted); the caller flushes. */
     void greet(PeerLink link, String id) {
+        if (!bounded.getAsBoolean()) {
+            return;
+        }
         for (Vouch v : kept) {
             send(link, id, v);
         }
