@@ -58,15 +58,20 @@ class OverlayOrphanRuleTest {
         rule.check();
     }
 
-    @Test
-    void orphansAreTakenOnlyAfterTheQuietTimeAndSharedByEveryMember() {
-        assertThat(membership.bounded()).isTrue();
+    /** The condition starts holding now: nothing is taken until the quiet time has passed, then at once. */
+    private void takenExactlyAfterTheQuietTime() {
         rule.check();
         time.advance(QUIET.minusNanos(1));
         rule.check();
         assertThat(taken).isEmpty();
         time.advance(Duration.ofNanos(1));
         rule.check();
+    }
+
+    @Test
+    void orphansAreTakenOnlyAfterTheQuietTimeAndSharedByEveryMember() {
+        assertThat(membership.bounded()).isTrue();
+        takenExactlyAfterTheQuietTime();
         // Orphans 4..7 shared by a, b, c, d, e in id order: b, the second, takes the first of them.
         assertThat(taken).containsExactly(List.of(new PieceRun(4, 5)));
     }
@@ -76,12 +81,7 @@ class OverlayOrphanRuleTest {
         rule.check();
         time.advance(QUIET.dividedBy(2));
         obtainable.add(7); // a peer got piece 7 from further off: pieces are still on their way
-        rule.check();
-        time.advance(QUIET.minusNanos(1));
-        rule.check();
-        assertThat(taken).isEmpty();
-        time.advance(Duration.ofNanos(1));
-        rule.check();
+        takenExactlyAfterTheQuietTime();
         // 4..6 by a, b, c, d, e: b takes the first.
         assertThat(taken).containsExactly(List.of(new PieceRun(4, 5)));
     }
@@ -99,12 +99,7 @@ class OverlayOrphanRuleTest {
         rule.check();
         time.advance(QUIET.dividedBy(2));
         have.set(7); // this node still receives pieces: the orphans may be on their way too
-        rule.check();
-        time.advance(QUIET.minusNanos(1));
-        rule.check();
-        assertThat(taken).isEmpty();
-        time.advance(Duration.ofNanos(1));
-        rule.check();
+        takenExactlyAfterTheQuietTime();
         assertThat(taken).hasSize(1);
     }
 
