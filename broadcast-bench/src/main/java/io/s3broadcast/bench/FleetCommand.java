@@ -73,6 +73,13 @@ final class FleetCommand implements Callable<Integer> {
     @Option(names = "--seed", defaultValue = "42", description = "Seed of the object and of the S3 draws (default: ${DEFAULT-VALUE}).")
     long seed;
 
+    @Option(names = "--multipart", negatable = false,
+            description = "Upload the object in 8 MiB parts (above 16 MiB) instead of one PUT. S3Proxy tells no part sizes,"
+                    + " so the nodes cannot check a multipart ETag end to end (AWS S3 and LocalStack tell them) and"
+                    + " spot-check the pieces they took from peers against S3 after the last piece. Default: one PUT,"
+                    + " whose ETag (the MD5) every node checks, as it checks a multipart ETag on AWS S3.")
+    boolean multipart;
+
     @Option(names = "--strategies", split = ",", paramLabel = "NAME", defaultValue = "flat,non-steal,steal,overlap",
             description = "Our strategies to run (default: ${DEFAULT-VALUE}); --strategies none for none.")
     List<String> strategyNames;
@@ -131,6 +138,11 @@ final class FleetCommand implements Callable<Integer> {
             description = "Where the nodes' directories go (a new temporary directory inside it; default: java.io.tmpdir).")
     Path workDir;
 
+    @Option(names = "--keep-work-dir", negatable = false,
+            description = "Keep the nodes' directories (files, stdout, stderr logs of the last trial of each contender)"
+                    + " after the run instead of deleting them; their place is printed.")
+    boolean keepWorkDir;
+
     @Option(names = "--calibrate",
             description = "Check the instrument instead of running contenders: link rates (within 5%%), the proxy's"
                     + " per-request rates against the profile's distribution, one node's flat fetch against the"
@@ -151,7 +163,7 @@ final class FleetCommand implements Callable<Integer> {
                 : Files.createTempDirectory("s3bf-");
         PrintWriter out = spec.commandLine().getOut();
         if (calibrate) {
-            try (Testbed testbed = Testbed.embedded(size, seed)) {
+            try (Testbed testbed = Testbed.embedded(size, seed, multipart)) {
                 out.printf(Locale.ROOT, "%nfleet --calibrate: %s level, S3 %s%n", fleet.level(), fleet.profile().describe());
                 List<FleetCalibration.Check> checks = FleetCalibration.run(fleet, testbed, dir, out);
                 boolean pass = checks.stream().allMatch(FleetCalibration.Check::pass);
@@ -177,13 +189,18 @@ final class FleetCommand implements Callable<Integer> {
             writeFiles(lines, reports);
             return reports.stream().allMatch(FleetReport::sha256Match) ? 0 : 1;
         } finally {
-            FleetFiles.deleteTree(dir);
+            if (keepWorkDir) {
+                out.printf(Locale.ROOT, "kept the nodes' directories in %s%n", dir);
+                out.flush();
+            } else {
+                FleetFiles.deleteTree(dir);
+            }
         }
     }
 
     /** Runs every trial of every contender on the fleet, prints the tables, returns one report per contender. */
     List<FleetReport> execute(FleetSpec fleet, double loadBefore, PrintWriter out, Path dir) throws Exception {
-        try (Testbed testbed = Testbed.embedded(size, seed);
+        try (Testbed testbed = Testbed.embedded(size, seed, multipart);
              FleetLevel run = openLevel(fleet, testbed, dir)) {
             List<String> contenders = new ArrayList<>();
             strategies.forEach(s -> contenders.add(Converters.name(s)));
@@ -191,8 +208,8 @@ final class FleetCommand implements Callable<Integer> {
             Map<String, List<FleetTrial>> results = new LinkedHashMap<>();
             contenders.forEach(c -> results.put(c, new ArrayList<>()));
             FluidBound tStar = FluidBound.of(size, fleet.profile().aggregateCap(), fleet.links());
-            out.printf(Locale.ROOT, "%nfleet: %s level, %d nodes, %s, S3 %s%n", fleet.level(), nodes, ByteSize.format(size),
-                    fleet.profile().describe());
+            out.printf(Locale.ROOT, "%nfleet: %s level, %d nodes, %s (%s), S3 %s%n", fleet.level(), nodes,
+                    ByteSize.format(size), multipart ? "multipart upload" : "one PUT", fleet.profile().describe());
             out.printf(Locale.ROOT, "T* = %.3f s (binds: %s; S/O %.3f, S/D %.3f, N*S/(O+sum U) %.3f)%n", tStar.seconds(),
                     tStar.binds(), tStar.s3Term(), tStar.downloadTerm(), tStar.uploadTerm());
             out.flush();
@@ -350,12 +367,13 @@ final class FleetCommand implements Callable<Integer> {
             }
         }
         return new FleetSpec(lvl, nodes, size, seed, List.copyOf(fleetLinks), latencyMillis, profile, cpuPerNode, tuning,
-                expectTimeout, timeout);
+                expectTimeout, timeout, keepWorkDir);
     }
 
     /** What a fleet level needs to know. */
     record FleetSpec(String level, int nodes, long size, long seed, List<FleetLink> links, double latencyMillis,
-            S3Profile profile, Double cpuPerNode, NodeTuning tuning, Duration expectTimeout, Duration timeout) {
+            S3Profile profile, Double cpuPerNode, NodeTuning tuning, Duration expectTimeout, Duration timeout,
+            boolean keepLogs) {
     }
 
     /** One level of emulation: runs one trial of one contender on the fleet. */

@@ -117,7 +117,11 @@ final class NetnsFleet implements FleetCommand.FleetLevel {
                 default -> jvmNodes(Strategy.parse(contender), trialDir);
             };
         } finally {
-            FleetFiles.deleteTree(trialDir);
+            if (spec.keepLogs()) {
+                FleetFiles.deleteLargeFiles(trialDir);
+            } else {
+                FleetFiles.deleteTree(trialDir);
+            }
         }
         long[] after = s3Bytes();
         List<FleetNode> counted = new ArrayList<>();

@@ -48,12 +48,22 @@ final class Testbed implements AutoCloseable {
      * never held in the heap.
      */
     static Testbed embedded(long size, long seed) {
+        return embedded(size, seed, true);
+    }
+
+    /**
+     * As {@link #embedded(long, long)}, or with {@code multipart} false in one streamed PUT whatever the size
+     * ({@link S3Fixture#putRandomSinglePart}), so that its ETag is its MD5.
+     */
+    static Testbed embedded(long size, long seed, boolean multipart) {
         S3ProxyServer server = S3ProxyServer.start();
         S3Fixture fixture = null;
         try {
             fixture = S3Fixture.create(server, "bench");
             long started = System.nanoTime();
-            StoredObject object = fixture.putRandom(fixture.key("seed-" + seed + "-" + size + ".bin"), size, seed);
+            String key = fixture.key("seed-" + seed + "-" + size + ".bin");
+            StoredObject object = multipart ? fixture.putRandom(key, size, seed)
+                    : fixture.putRandomSinglePart(key, size, seed);
             Endpoint endpoint = Endpoint.embedded(server);
             LOG.info("uploaded s3://{}/{} ({}) to {} in {} ms", object.bucket(), object.key(), ByteSize.format(size),
                     endpoint.describe(), (System.nanoTime() - started) / 1_000_000);

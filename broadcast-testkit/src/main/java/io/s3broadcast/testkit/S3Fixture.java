@@ -187,16 +187,28 @@ public final class S3Fixture implements AutoCloseable {
       throw new IllegalArgumentException("size < 0: " + size);
     }
     if (size <= MULTIPART_THRESHOLD) {
-      String eTag =
-          client()
-              .putObject(
-                  b -> b.bucket(bucket).key(key).contentLength(size),
-                  RequestBody.fromContentProvider(
-                      SeededData.contentProvider(seed, 0, size), size, "application/octet-stream"))
-              .eTag();
-      return new StoredObject(bucket, key, size, SeededData.sha256Hex(seed, size), eTag);
+      return putRandomSinglePart(key, size, seed);
     }
     return putMultipart(key, size, seed);
+  }
+
+  /**
+   * Puts {@code size} bytes of {@link SeededData} with {@code seed} at {@code key} in one streamed {@code
+   * PutObject}, whatever the size (S3 takes up to 5 GiB in one PUT): the ETag is the object's MD5 on every
+   * backend, and the object carries the SDK's full-object CRC32.
+   */
+  public StoredObject putRandomSinglePart(String key, long size, long seed) {
+    if (size < 0) {
+      throw new IllegalArgumentException("size < 0: " + size);
+    }
+    String eTag =
+        client()
+            .putObject(
+                b -> b.bucket(bucket).key(key).contentLength(size),
+                RequestBody.fromContentProvider(
+                    SeededData.contentProvider(seed, 0, size), size, "application/octet-stream"))
+            .eTag();
+    return new StoredObject(bucket, key, size, SeededData.sha256Hex(seed, size), eTag);
   }
 
   /** Puts {@code data} at {@code key} in one request. */
