@@ -4,14 +4,11 @@ import com.google.common.base.Ticker;
 import io.s3broadcast.spi.Bitfield;
 import io.s3broadcast.spi.ClusterConfig;
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.BitSet;
-import java.util.HashMap;
+import java.util.Comparator;
 import java.util.List;
-import java.util.Map;
 import java.util.Objects;
-import java.util.TreeMap;
 
 /**
  * Decides which pieces this node requests from which peer in phase 2, bt-style: it keeps the pieces this
@@ -53,6 +50,9 @@ public final class RequestScheduler {
     public record PeerRequest(String peer, int piece) {
     }
 
+    /** Ahead of another peer by this factor, a peer is left the rare pieces only it and its like hold. */
+    private static final double FASTER = 2;
+
     private final int pieceCount;
     private final BitSet have;
     private final Availability availability;
@@ -60,16 +60,7 @@ public final class RequestScheduler {
     private final SourcePieces source;
     private final int maxRequestsPerPeer;
     private final RequestDepth depth;
-    private final Ticker ticker;
-    private final Duration rateWindow;
-    /** Pieces each peer delivered, per second; made when the first piece is requested from it. */
-    private final Map<String, RateMeter> delivered = new HashMap<>();
-    /** Pieces requested from each peer; a TreeMap so cancel lists come out in peer order. */
-    private final Map<String, BitSet> requested = new TreeMap<>();
-    /** How many peers each piece is requested from. */
-    private final int[] requestCount;
-    /** Pieces requested from at least one peer. */
-    private final BitSet requestedAny;
+    private final OutstandingRequests outstanding;
 
     private RequestScheduler(Builder b) {
         this.pieceCount = b.pieceCount;
@@ -87,10 +78,7 @@ public final class RequestScheduler {
         this.source = b.source;
         this.maxRequestsPerPeer = b.maxRequestsPerPeer;
         this.depth = b.depth != null ? b.depth : RequestDepth.fixed(b.maxRequestsPerPeer);
-        this.ticker = b.ticker;
-        this.rateWindow = b.rateWindow;
-        this.requestCount = new int[pieceCount];
-        this.requestedAny = new BitSet(pieceCount);
+        this.outstanding = new OutstandingRequests(pieceCount, b.ticker, b.rateWindow);
     }
 
     /** A scheduler for an object of {@code pieceCount} pieces. */
@@ -111,13 +99,7 @@ public final class RequestScheduler {
     /** {@code peer} left: its pieces no longer count and its outstanding requests are dropped. */
     public synchronized void peerLeft(String peer) {
         availability.leave(peer);
-        delivered.remove(peer);
-        BitSet mine = requested.remove(peer);
-        if (mine != null) {
-            for (int p = mine.nextSetBit(0); p >= 0; p = mine.nextSetBit(p + 1)) {
-                unrequest(p);
-            }
-        }
+        outstanding.peerLeft(peer);
     }
 
     /** Whether {@code peer} holds a piece this node lacks (this node should be interested in it). */
@@ -138,14 +120,14 @@ public final class RequestScheduler {
         if (peerPieces.isEmpty()) {
             return new int[0];
         }
-        BitSet mine = requested.computeIfAbsent(peer, k -> new BitSet(pieceCount));
+        BitSet mine = outstanding.of(peer);
         int budget = depth(peer) - mine.cardinality();
         if (budget <= 0) {
             return new int[0];
         }
         BitSet candidates = (BitSet) peerPieces.clone();
         candidates.andNot(have);
-        candidates.andNot(requestedAny);
+        candidates.andNot(outstanding.any());
         for (int p = candidates.nextSetBit(0); p >= 0; p = candidates.nextSetBit(p + 1)) {
             if (source.isPending(p)) {
                 candidates.clear(p);
@@ -153,7 +135,7 @@ public final class RequestScheduler {
         }
         int[] picked = selectLeavingFasterPeers(peer, candidates, budget);
         for (int p : picked) {
-            request(peer, mine, p);
+            outstanding.add(peer, p);
         }
         if (picked.length == budget || !isEndgame()) {
             return picked;
@@ -161,70 +143,48 @@ public final class RequestScheduler {
         BitSet duplicates = (BitSet) peerPieces.clone();
         duplicates.andNot(have);
         duplicates.andNot(mine);
-        int[] order = selector.select(duplicates, availability::count, duplicates.cardinality());
-        double[] holderRate = fastestRequester(duplicates);
-        // Fewest outstanding requests first, then the piece whose fastest requester is slowest (the one
-        // likely to arrive last); the index keeps the selector's order within equal keys.
-        Integer[] idx = new Integer[order.length];
-        for (int i = 0; i < order.length; i++) {
-            idx[i] = i;
-        }
-        Arrays.sort(idx, java.util.Comparator.<Integer>comparingInt(i -> requestCount[order[i]])
-                .thenComparingDouble(i -> holderRate[order[i]])
-                .thenComparingInt(i -> i));
-        int extra = Math.min(budget - picked.length, idx.length);
-        int[] out = Arrays.copyOf(picked, picked.length + extra);
-        for (int i = 0; i < extra; i++) {
-            int p = order[idx[i]];
-            request(peer, mine, p);
-            out[picked.length + i] = p;
+        int[] extra = endgameOrder(duplicates, budget - picked.length);
+        int[] out = Arrays.copyOf(picked, picked.length + extra.length);
+        for (int i = 0; i < extra.length; i++) {
+            outstanding.add(peer, extra[i]);
+            out[picked.length + i] = extra[i];
         }
         return out;
     }
 
     /**
-     * For each piece of {@code pieces}, the highest delivery rate among the peers it is requested from
-     * (0 when none of them is measured or nobody is asked: such a piece is at most risk); other entries 0.
+     * Up to {@code limit} of {@code duplicates} to ask for again in endgame: fewest outstanding requests first,
+     * then the piece whose fastest requester is slowest (the one likely to arrive last), then selector order.
      */
-    private double[] fastestRequester(BitSet pieces) {
-        double[] best = new double[pieceCount];
-        for (Map.Entry<String, BitSet> e : requested.entrySet()) {
-            RateMeter m = delivered.get(e.getKey());
-            double rate = m == null || m.total() == 0 ? 0 : m.bytesPerSecond();
-            if (rate == 0) {
-                continue;
-            }
-            BitSet both = (BitSet) e.getValue().clone();
-            both.and(pieces);
-            for (int p = both.nextSetBit(0); p >= 0; p = both.nextSetBit(p + 1)) {
-                best[p] = Math.max(best[p], rate);
-            }
+    private int[] endgameOrder(BitSet duplicates, int limit) {
+        int[] order = selector.select(duplicates, availability::count, duplicates.cardinality());
+        double[] holderRate = outstanding.fastestRequester(duplicates);
+        Integer[] idx = new Integer[order.length];
+        for (int i = 0; i < order.length; i++) {
+            idx[i] = i;
         }
-        return best;
+        Arrays.sort(idx, Comparator.<Integer>comparingInt(i -> outstanding.count(order[i]))
+                .thenComparingDouble(i -> holderRate[order[i]])
+                .thenComparingInt(i -> i));
+        int[] out = new int[Math.min(limit, idx.length)];
+        for (int i = 0; i < out.length; i++) {
+            out[i] = order[idx[i]];
+        }
+        return out;
     }
 
     /**
      * Up to {@code limit} of {@code candidates} in selector order, except that when faster peers are known
-     * (at least twice {@code peer}'s measured rate) the pieces none of them holds come first.
+     * (at least {@value #FASTER} times {@code peer}'s measured rate) the pieces none of them holds come first.
      */
     private int[] selectLeavingFasterPeers(String peer, BitSet candidates, int limit) {
-        RateMeter own = delivered.get(peer);
-        List<BitSet> faster = new ArrayList<>();
-        if (own != null && own.total() > 0) {
-            double rate = own.bytesPerSecond();
-            for (Map.Entry<String, RateMeter> e : delivered.entrySet()) {
-                RateMeter m = e.getValue();
-                if (!e.getKey().equals(peer) && m.total() > 0 && m.bytesPerSecond() >= 2 * rate) {
-                    faster.add(availability.pieces(e.getKey()));
-                }
-            }
-        }
+        List<String> faster = outstanding.fasterThan(peer, FASTER);
         if (faster.isEmpty()) {
             return selector.select(candidates, availability::count, limit);
         }
         BitSet fasterHold = new BitSet(pieceCount);
-        for (BitSet b : faster) {
-            fasterHold.or(b);
+        for (String f : faster) {
+            fasterHold.or(availability.pieces(f));
         }
         BitSet onlyHere = (BitSet) candidates.clone();
         onlyHere.andNot(fasterHold);
@@ -248,26 +208,7 @@ public final class RequestScheduler {
     public synchronized List<PeerRequest> pieceStored(int piece, String from) {
         checkPiece(piece);
         have.set(piece);
-        if (!requestedAny.get(piece)) {
-            return List.of();
-        }
-        List<PeerRequest> cancels = new ArrayList<>();
-        for (Map.Entry<String, BitSet> e : requested.entrySet()) {
-            if (e.getValue().get(piece)) {
-                e.getValue().clear(piece);
-                if (!e.getKey().equals(from)) {
-                    cancels.add(new PeerRequest(e.getKey(), piece));
-                } else {
-                    RateMeter m = delivered.get(from);
-                    if (m != null) {
-                        m.record(1);
-                    }
-                }
-            }
-        }
-        requestCount[piece] = 0;
-        requestedAny.clear(piece);
-        return cancels;
+        return outstanding.stored(piece, from);
     }
 
     /** {@code piece} is stored, from S3 or elsewhere: as {@code pieceStored(piece, null)}. */
@@ -282,13 +223,7 @@ public final class RequestScheduler {
      */
     public synchronized boolean requestFailed(String peer, int piece) {
         checkPiece(piece);
-        BitSet mine = requested.get(peer);
-        if (mine == null || !mine.get(piece)) {
-            return false;
-        }
-        mine.clear(piece);
-        unrequest(piece);
-        return true;
+        return outstanding.remove(peer, piece);
     }
 
     /** At least one piece is missing and every missing piece is in flight, from a peer or from S3. */
@@ -298,7 +233,7 @@ public final class RequestScheduler {
             return false;
         }
         for (; p < pieceCount; p = have.nextClearBit(p + 1)) {
-            if (requestCount[p] == 0 && !source.isInFlight(p)) {
+            if (outstanding.count(p) == 0 && !source.isInFlight(p)) {
                 return false;
             }
         }
@@ -310,28 +245,23 @@ public final class RequestScheduler {
      * peer delivered at, at most {@code maxRequestsPerPeer}.
      */
     public synchronized int depth(String peer) {
-        RateMeter m = delivered.get(peer);
-        boolean measured = m != null && m.total() > 0;
-        int d = depth.depth(measured ? m.bytesPerSecond() : 0, measured);
+        int d = depth.depth(outstanding.rate(peer), outstanding.measured(peer));
         return Math.max(1, Math.min(maxRequestsPerPeer, d));
     }
 
     /** Pieces per second {@code peer} delivered over the rate window; 0 before its first piece. */
     public synchronized double piecesPerSecond(String peer) {
-        RateMeter m = delivered.get(peer);
-        return m == null ? 0 : m.bytesPerSecond();
+        return outstanding.rate(peer);
     }
 
     /** Requests outstanding to {@code peer}. */
     public synchronized int outstanding(String peer) {
-        BitSet mine = requested.get(peer);
-        return mine == null ? 0 : mine.cardinality();
+        return outstanding.outstanding(peer);
     }
 
     /** The requests outstanding to {@code peer}, in piece order. */
     public synchronized int[] outstandingPieces(String peer) {
-        BitSet mine = requested.get(peer);
-        return mine == null ? new int[0] : mine.stream().toArray();
+        return outstanding.outstandingPieces(peer);
     }
 
     public synchronized boolean hasPiece(int piece) {
@@ -352,19 +282,6 @@ public final class RequestScheduler {
     public synchronized int availability(int piece) {
         checkPiece(piece);
         return availability.count(piece);
-    }
-
-    private void request(String peer, BitSet mine, int piece) {
-        delivered.computeIfAbsent(peer, k -> new RateMeter(ticker, rateWindow));
-        mine.set(piece);
-        requestCount[piece]++;
-        requestedAny.set(piece);
-    }
-
-    private void unrequest(int piece) {
-        if (--requestCount[piece] == 0) {
-            requestedAny.clear(piece);
-        }
     }
 
     private void checkPiece(int piece) {
