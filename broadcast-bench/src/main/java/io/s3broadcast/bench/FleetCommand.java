@@ -138,11 +138,6 @@ final class FleetCommand implements Callable<Integer> {
             description = "Where the nodes' directories go (a new temporary directory inside it; default: java.io.tmpdir).")
     Path workDir;
 
-    @Option(names = "--keep-work-dir", negatable = false,
-            description = "Keep the nodes' directories (files, stdout, stderr logs of the last trial of each contender)"
-                    + " after the run instead of deleting them; their place is printed.")
-    boolean keepWorkDir;
-
     @Option(names = "--calibrate",
             description = "Check the instrument instead of running contenders: link rates (within 5%%), the proxy's"
                     + " per-request rates against the profile's distribution, one node's flat fetch against the"
@@ -189,12 +184,7 @@ final class FleetCommand implements Callable<Integer> {
             writeFiles(lines, reports);
             return reports.stream().allMatch(FleetReport::sha256Match) ? 0 : 1;
         } finally {
-            if (keepWorkDir) {
-                out.printf(Locale.ROOT, "kept the nodes' directories in %s%n", dir);
-                out.flush();
-            } else {
-                FleetFiles.deleteTree(dir);
-            }
+            FleetFiles.deleteTree(dir);
         }
     }
 
@@ -367,13 +357,12 @@ final class FleetCommand implements Callable<Integer> {
             }
         }
         return new FleetSpec(lvl, nodes, size, seed, List.copyOf(fleetLinks), latencyMillis, profile, cpuPerNode, tuning,
-                expectTimeout, timeout, keepWorkDir);
+                expectTimeout, timeout);
     }
 
     /** What a fleet level needs to know. */
     record FleetSpec(String level, int nodes, long size, long seed, List<FleetLink> links, double latencyMillis,
-            S3Profile profile, Double cpuPerNode, NodeTuning tuning, Duration expectTimeout, Duration timeout,
-            boolean keepLogs) {
+            S3Profile profile, Double cpuPerNode, NodeTuning tuning, Duration expectTimeout, Duration timeout) {
     }
 
     /** One level of emulation: runs one trial of one contender on the fleet. */

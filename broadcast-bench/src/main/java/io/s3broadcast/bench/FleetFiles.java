@@ -21,18 +21,4 @@ final class FleetFiles {
             }
         }
     }
-
-    /** Deletes the files of more than 1 MiB below {@code dir} (the nodes' copies of the object), keeping the logs. */
-    static void deleteLargeFiles(Path dir) throws IOException {
-        if (dir == null || !Files.exists(dir)) {
-            return;
-        }
-        try (var paths = Files.walk(dir)) {
-            for (Path p : paths.filter(Files::isRegularFile).toList()) {
-                if (Files.size(p) > (1L << 20)) {
-                    Files.deleteIfExists(p);
-                }
-            }
-        }
-    }
 }

@@ -117,11 +117,7 @@ final class NetnsFleet implements FleetCommand.FleetLevel {
                 default -> jvmNodes(Strategy.parse(contender), trialDir);
             };
         } finally {
-            if (spec.keepLogs()) {
-                FleetFiles.deleteLargeFiles(trialDir);
-            } else {
-                FleetFiles.deleteTree(trialDir);
-            }
+            FleetFiles.deleteTree(trialDir);
         }
         long[] after = s3Bytes();
         List<FleetNode> counted = new ArrayList<>();
