@@ -43,6 +43,13 @@ final class NodeRun implements ClusterRun, GroupJoin.Run {
     /** A member that has not connected for this long counts as gone (its share falls to the orphan rule). */
     static final long CONNECT_GRACE_NANOS = TimeUnit.SECONDS.toNanos(5);
     static final long HOUSEKEEPING_MILLIS = 100;
+    /**
+     * A node that leaves mid-run (its fetch cancelled, its {@code Broadcast} closed) gives thieves this long to take
+     * its unfinished works before it releases the rest to its peers' orphan rule and says {@code GOODBYE}.
+     */
+    static final long LEAVE_GRACE_MILLIS = 2_000;
+    /** A leaving node says {@code GOODBYE} at the latest this long after it began to leave, whatever is left. */
+    static final long LEAVE_LIMIT_NANOS = TimeUnit.MILLISECONDS.toNanos(LEAVE_GRACE_MILLIS + 1_000);
 
     private final PeerCluster cluster;
     private final ClusterConfig config;
@@ -64,6 +71,8 @@ final class NodeRun implements ClusterRun, GroupJoin.Run {
     // Run loop only.
     private boolean begun;
     private boolean complete;
+    private boolean leaving;
+    private long leaveStartNanos;
     private long bytesFromPeers;
     private ScheduledFuture<?> housekeeping;
 
@@ -78,7 +87,9 @@ final class NodeRun implements ClusterRun, GroupJoin.Run {
         this.startNanos = ticker.read();
         this.c = new RunParts(this, cluster, task, loop, peers, exchangedWith);
         completion.whenComplete((o, e) -> {
-            if (e != null) {
+            if (e instanceof CancellationException) {
+                execute(this::leave); // the fetch was cancelled or the Broadcast closed: a graceful leave
+            } else if (e != null) {
                 execute(this::finish);
             }
         });
@@ -113,6 +124,11 @@ final class NodeRun implements ClusterRun, GroupJoin.Run {
 
     boolean isComplete() {
         return complete;
+    }
+
+    /** Whether this node leaves the run: it hands its works on, serves, and asks for nothing ({@link #leave}). */
+    boolean leaving() {
+        return leaving;
     }
 
     /** Runs {@code action} on the run's loop; what it throws fails the run. */
@@ -227,6 +243,10 @@ final class NodeRun implements ClusterRun, GroupJoin.Run {
         if (closing) {
             return;
         }
+        if (leaving) {
+            checkLeft();
+            return;
+        }
         c.membership.expirePending();
         c.dialer.fill();
         if (complete) {
@@ -240,7 +260,7 @@ final class NodeRun implements ClusterRun, GroupJoin.Run {
 
     /** Every piece is stored and checked: completes {@link #completion()} and starts lingering. */
     void complete() {
-        if (complete) {
+        if (complete || leaving) {
             return;
         }
         complete = true;
@@ -260,6 +280,40 @@ final class NodeRun implements ClusterRun, GroupJoin.Run {
     void checkLingerEnd() {
         if (!closing) {
             c.linger.check();
+        }
+    }
+
+    /**
+     * The fetch was cancelled (by the application, or by {@code Broadcast.close}) before this node was complete: a
+     * graceful leave. The node stops reading S3 and requesting pieces, hands its unfinished works to its peers
+     * through phase 1's give-away path ({@link ShareFetcher#leave}: thieves for {@link #LEAVE_GRACE_MILLIS}, then
+     * {@code WORKS_LEFT(0)} so that the rest falls to the peers' orphan rule), keeps serving meanwhile, and then
+     * finishes: {@code GOODBYE(NORMAL)}, which tells peers it left the run, and the registry. Before its share was
+     * fixed, after it completed, or with no peer, it finishes at once.
+     */
+    private void leave() {
+        if (closing || leaving) {
+            return;
+        }
+        if (!begun || complete || peers.isEmpty()) {
+            finish();
+            return;
+        }
+        leaving = true;
+        leaveStartNanos = ticker.read();
+        LOG.info("{} leaves {} before it is complete: its unfinished works go to its {} peers first", self, group,
+                peers.size());
+        c.phase1.leave(LEAVE_GRACE_MILLIS);
+        checkLeft();
+    }
+
+    /** Leaving: finishes once nothing is left to hand on, or {@link #LEAVE_LIMIT_NANOS} passed, or no peer is left. */
+    private void checkLeft() {
+        if (leaving && !closing && (c.phase1.handedOff() || peers.isEmpty()
+                || ticker.read() - leaveStartNanos >= LEAVE_LIMIT_NANOS)) {
+            LOG.debug("{}: handed its works on after {} ms; goodbye", self,
+                    TimeUnit.NANOSECONDS.toMillis(ticker.read() - leaveStartNanos));
+            finish();
         }
     }
 
@@ -283,7 +337,7 @@ final class NodeRun implements ClusterRun, GroupJoin.Run {
         c.phase1.close();
         c.stored.close();
         cluster.router().unregister(group.hash(), c.connections);
-        CompletableFuture<Void> channelsClosed = c.channels.closeAll(complete ? "done" : "stopped");
+        CompletableFuture<Void> channelsClosed = c.channels.closeAll(complete ? "done" : leaving ? "left" : "stopped");
         peers.clear();
         channelsClosed.whenComplete((v, e) -> {
             try {

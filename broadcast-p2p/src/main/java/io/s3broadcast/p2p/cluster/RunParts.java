@@ -121,7 +121,8 @@ final class RunParts {
                 .random(new Random(seed(config.nodeId(), 3)))
                 .build();
         exchange = new PieceExchange(peers, requests, config.ticker(), config.limits().requestTimeout(),
-                () -> !run.closing() && !run.isComplete() && phase1.phase2Allowed(), () -> !run.isComplete(),
+                () -> !run.closing() && !run.leaving() && !run.isComplete() && phase1.phase2Allowed(),
+                () -> !run.isComplete() && !run.leaving(),
                 piece -> expected(piece) != null, banned::misbehaved, run::self);
         chokeDriver = new ChokeDriver(choke, peers, loop, config.unchokeSlots());
         linger = new Linger(peers, loop, config.linger(), membership::anyPending, run::finish);
@@ -135,7 +136,7 @@ final class RunParts {
                                 run.execute(failed);
                             }
                         }),
-                run::closing, run::isComplete, () -> run.isComplete() && linger.allPeersDone(),
+                () -> run.closing() || run.leaving(), run::isComplete, () -> run.isComplete() && linger.allPeersDone(),
                 new Dialer.Shape(config.overlayPeers(), config.acceptPeers(), new Random(seed(config.nodeId(), 4)),
                         config.ticker(), NodeRun.CONNECT_GRACE_NANOS));
         orphans = new OrphanRule(run::self, pieceCount, peers, membership, config.ticker(), phase1::overEverywhere,
