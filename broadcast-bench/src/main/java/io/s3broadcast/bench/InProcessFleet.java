@@ -16,6 +16,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.atomic.AtomicLong;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -36,6 +37,9 @@ final class InProcessFleet implements FleetCommand.FleetLevel {
     private final List<Throttle> downloads = new ArrayList<>();
     private final List<URI> ports = new ArrayList<>();
     private final ScheduledExecutorService timer;
+    /** With join or leave: each node's throughput samples in the last trial of ours, and its start (epoch ms). */
+    private List<List<long[]>> samples = List.of();
+    private long startMillis;
 
     InProcessFleet(FleetCommand.FleetSpec spec, Testbed testbed, Path dir) throws IOException {
         this.spec = spec;
@@ -81,15 +85,17 @@ final class InProcessFleet implements FleetCommand.FleetLevel {
         JvmCpu used = JvmCpu.now().minus(cpu);
         long[] after = s3Bytes();
         List<FleetNode> counted = new ArrayList<>();
+        Churn churn = spec.churn();
         for (FleetNode n : nodes) {
-            counted.add(n.withBytesFromS3(after[n.node()] - before[n.node()]));
+            counted.add(n.withBytesFromS3(after[n.node()] - before[n.node()]).withRole(churn.role(n.node(), spec.nodes())));
         }
         LOG.info("{} trial {}: fleet CPU {} s (GC {} s, JIT {} s)", contender, trial, used.cpuSeconds(), used.gcSeconds(),
                 used.jitSeconds());
         double processes = counted.stream().map(FleetNode::cpuSeconds).filter(java.util.Objects::nonNull)
                 .mapToDouble(Double::doubleValue).sum();
-        return FleetTrial.of(trial, counted, spec.size(), used.cpuSeconds() + processes,
+        FleetTrial t = FleetTrial.of(trial, counted, spec.size(), used.cpuSeconds() + processes,
                 Runtime.getRuntime().availableProcessors());
+        return churn.any() ? t.withThroughput(ThroughputSampler.aggregate(samples, startMillis)) : t;
     }
 
     private List<FleetNode> ours(Strategy strategy, int trial) throws IOException, InterruptedException {
@@ -98,14 +104,22 @@ final class InProcessFleet implements FleetCommand.FleetLevel {
                 spec.expectTimeout(), spec.timeout(), null);
         List<String> ids = new ArrayList<>();
         List<PeerLinkShaper> shapers = new ArrayList<>();
+        List<ThroughputSampler> samplers = new ArrayList<>();
+        for (int i = 0; i < spec.nodes(); i++) {
+            samplers.add(new ThroughputSampler());
+        }
+        AtomicLong started = new AtomicLong();
         try {
-            ClusterTrial ct = LocalCluster.run(testbed, options, dir, trial, null, (i, id, base) -> {
+            ClusterTrial ct = LocalCluster.run(testbed, options, dir, trial,
+                    spec.churn().any() ? samplers::get : null, (i, id, base) -> {
                 PeerLinkShaper shaper = new PeerLinkShaper(timer, spec.links().get(i).up(), downloads.get(i));
                 shapers.add(shaper);
                 ids.add(id);
                 LinkEmulation.install(id, shaper::newHandler);
                 return endpointOf(i);
-            });
+            }, strategy.isCluster() ? spec.churn() : Churn.NONE, started);
+            samples = samplers.stream().map(ThroughputSampler::samples).toList();
+            startMillis = started.get();
             List<FleetNode> nodes = new ArrayList<>();
             for (NodeResult r : ct.nodes()) {
                 nodes.add(fromCluster(r, spec.links().get(r.node())));

@@ -48,8 +48,11 @@ final class NodeRun implements ClusterRun, GroupJoin.Run {
      * its unfinished works before it releases the rest to its peers' orphan rule and says {@code GOODBYE}.
      */
     static final long LEAVE_GRACE_MILLIS = 2_000;
-    /** A leaving node says {@code GOODBYE} at the latest this long after it began to leave, whatever is left. */
-    static final long LEAVE_LIMIT_NANOS = TimeUnit.MILLISECONDS.toNanos(LEAVE_GRACE_MILLIS + 1_000);
+    /**
+     * A leaving node serves the pieces no peer of it holds yet (they would be read from S3 again) until they are
+     * taken, or this long after it began to leave; then it says {@code GOODBYE}, whatever is left.
+     */
+    static final long LEAVE_LIMIT_NANOS = TimeUnit.SECONDS.toNanos(5);
 
     private final PeerCluster cluster;
     private final ClusterConfig config;
@@ -287,8 +290,10 @@ final class NodeRun implements ClusterRun, GroupJoin.Run {
      * The fetch was cancelled (by the application, or by {@code Broadcast.close}) before this node was complete: a
      * graceful leave. The node stops reading S3 and requesting pieces, hands its unfinished works to its peers
      * through phase 1's give-away path ({@link ShareFetcher#leave}: thieves for {@link #LEAVE_GRACE_MILLIS}, then
-     * {@code WORKS_LEFT(0)} so that the rest falls to the peers' orphan rule), keeps serving meanwhile, and then
-     * finishes: {@code GOODBYE(NORMAL)}, which tells peers it left the run, and the registry. Before its share was
+     * {@code WORKS_LEFT(0)} so that the rest falls to the peers' orphan rule), keeps serving meanwhile, the pieces
+     * only it holds first (peers pick the rarest), until every piece it holds is held by a peer too or {@link
+     * #LEAVE_LIMIT_NANOS} passed, and then finishes: {@code GOODBYE(NORMAL)}, which tells peers it left the run, and
+     * the registry. Before its share was
      * fixed, after it completed, or with no peer, it finishes at once.
      */
     private void leave() {
@@ -307,14 +312,43 @@ final class NodeRun implements ClusterRun, GroupJoin.Run {
         checkLeft();
     }
 
-    /** Leaving: finishes once nothing is left to hand on, or {@link #LEAVE_LIMIT_NANOS} passed, or no peer is left. */
+    /**
+     * Leaving: finishes once its works are handed on and every piece it holds is held by a peer too, or {@link
+     * #LEAVE_LIMIT_NANOS} passed, or no peer is left.
+     */
     private void checkLeft() {
-        if (leaving && !closing && (c.phase1.handedOff() || peers.isEmpty()
-                || ticker.read() - leaveStartNanos >= LEAVE_LIMIT_NANOS)) {
-            LOG.debug("{}: handed its works on after {} ms; goodbye", self,
-                    TimeUnit.NANOSECONDS.toMillis(ticker.read() - leaveStartNanos));
+        if (!leaving || closing) {
+            return;
+        }
+        boolean late = ticker.read() - leaveStartNanos >= LEAVE_LIMIT_NANOS;
+        if (!late && !peers.isEmpty() && !c.phase1.handedOff()) {
+            return;
+        }
+        int only = peers.isEmpty() ? 0 : onlyHere();
+        if (late || peers.isEmpty() || only == 0) {
+            LOG.info("{}: leaves after {} ms{}", self, TimeUnit.NANOSECONDS.toMillis(ticker.read() - leaveStartNanos),
+                    only > 0 ? "; " + only + " pieces no peer took from it yet will be read from S3 again" : "");
             finish();
         }
+    }
+
+    /** Pieces this node holds that no connected peer holds or announced. */
+    private int onlyHere() {
+        var held = task.store().bitfield();
+        int only = 0;
+        for (int p = held.nextSet(0); p >= 0; p = held.nextSet(p + 1)) {
+            boolean elsewhere = false;
+            for (Peer peer : peers.values()) {
+                if (peer.done || peer.has.get(p)) {
+                    elsewhere = true;
+                    break;
+                }
+            }
+            if (!elsewhere) {
+                only++;
+            }
+        }
+        return only;
     }
 
     /** Stops everything: the S3 fetch, timers, connections, the registry; then completes {@link #finished()}. */
