@@ -73,7 +73,6 @@ final class RunParts {
         store.keepDigests();
         registry = new RegistrySession(cluster.timer());
         membership = new Membership(config.ticker(), NodeRun.CONNECT_GRACE_NANOS, config.overlayPeers(), peers::size);
-        Map<String, ?> members = membership.members();
         banned = new BanList(NodeRun.BAN_THRESHOLD, run::self, (id, reason, why) -> {
             cluster.bans().banned(run.self(), id);
             Peer p = peers.get(id);
@@ -83,10 +82,10 @@ final class RunParts {
         });
         disputes = new Disputes(run::self, run.group().toString(), store, vouches, this::expected, banned,
                 pieces -> SourceCheck.fetch(task, pieces), run::execute, cluster.disk(), disputesRun(run, task));
-        digests = new DigestExchange(store, vouches, members::containsKey, serving,
+        digests = new DigestExchange(store, vouches, membership::trusted, serving,
                 (first, d) -> run.pipeline().signDigests(first, d), (d, peer) -> run.pipeline().verify(d, peer), disputes);
         relay = new DigestRelay(peers, membership::bounded);
-        receiver = new PieceReceiver(run::self, store, this::expected, vouches, members::containsKey, banned,
+        receiver = new PieceReceiver(run::self, store, this::expected, vouches, membership::trusted, banned,
                 disputes, cluster.disk(), run::execute, receiverRun(run, peers));
         Repairs.Sampler sampler = samples -> SpotCheck.run(samples, task.source(), task.object(), store, cluster.disk(),
                 task.listener());
@@ -95,9 +94,9 @@ final class RunParts {
         phase1 = new ShareFetcher(config.nodeId(), plan, pieceCount, new Random(seed(config.nodeId(), 1)),
                 phaseOneRun(run, peers), (queue, reads) -> task.source().fetch(task.object(), queue, store, s3Listener,
                 reads), run::execute, loop, config.ticker());
-        arrivals = new ArrivalChecks(run::self, store.layout(), vouches, disputes, members::size,
+        arrivals = new ArrivalChecks(run::self, store.layout(), vouches, disputes, () -> membership.members().size(),
                 () -> piecesToCome(store, phase1), new SecureRandom(), sampler, run::execute, task.spotCheckBudget());
-        repairs = new Repairs(run::self, store.layout(), vouches, disputes, members::size, SecureRandom::new, sampler,
+        repairs = new Repairs(run::self, store.layout(), vouches, disputes, () -> membership.members().size(), SecureRandom::new, sampler,
                 arrivals, run::execute);
         requests = RequestScheduler.builder(pieceCount)
                 .have(store.bitfield())
