@@ -99,6 +99,20 @@ final class ChurnChart {
         out.flush();
     }
 
+    /** Each bucket as the mean of the {@code width} buckets ending with it (pieces land in steps of a piece). */
+    static List<Double> smoothed(List<Double> series, int width) {
+        List<Double> out = new ArrayList<>(series.size());
+        double sum = 0;
+        for (int i = 0; i < series.size(); i++) {
+            sum += series.get(i);
+            if (i >= width) {
+                sum -= series.get(i - width);
+            }
+            out.add(SingleCommand.round(sum / Math.min(i + 1, width), 2));
+        }
+        return out;
+    }
+
     /**
      * S3 bytes the nodes say they read (object reads only; the proxy's count also has HEADs and, with joiners, the
      * S3-prefix registry's requests); a node that reported none (a leaver in-process) counts its proxy bytes.
@@ -132,7 +146,10 @@ final class ChurnChart {
             }
             top = Math.max(top, t.throughput().stream().filter(Objects::nonNull).mapToDouble(d -> d).max().orElse(0));
             if (!x.isEmpty()) {
-                chart.addSeries(r.contender() + ", trial " + t.trial(), x, t.throughput()).setMarker(SeriesMarkers.NONE);
+                chart.addSeries(r.contender() + ", trial " + t.trial() + " (250 ms)", x, t.throughput())
+                        .setMarker(SeriesMarkers.NONE);
+                chart.addSeries(r.contender() + ", trial " + t.trial() + " (1 s mean)", x, smoothed(t.throughput(), 4))
+                        .setMarker(SeriesMarkers.NONE);
             }
         }
         double y = Math.max(1, top);

@@ -149,6 +149,11 @@ final class FleetCommand implements Callable<Integer> {
             description = "Where the nodes' directories go (a new temporary directory inside it; default: java.io.tmpdir).")
     Path workDir;
 
+    @Option(names = "--keep-logs", paramLabel = "DIR",
+            description = "netns: copy each node's stdout and stderr (its log) to DIR/<contender>-<trial>/ before the"
+                    + " trial's directory is deleted.")
+    Path keepLogs;
+
     @Option(names = "--calibrate",
             description = "Check the instrument instead of running contenders: link rates (within 5%%), the proxy's"
                     + " per-request rates against the profile's distribution, one node's flat fetch against the"
@@ -252,7 +257,7 @@ final class FleetCommand implements Callable<Integer> {
     private FleetLevel openLevel(FleetSpec fleet, Testbed testbed, Path dir) throws IOException, InterruptedException {
         return switch (fleet.level()) {
             case "inprocess" -> new InProcessFleet(fleet, testbed, dir);
-            case "netns" -> NetnsFleet.open(fleet, testbed, dir, cds.cacheDir());
+            case "netns" -> NetnsFleet.open(fleet, testbed, dir, cds.cacheDir()).keepLogs(keepLogs);
             default -> throw new IllegalStateException(fleet.level());
         };
     }

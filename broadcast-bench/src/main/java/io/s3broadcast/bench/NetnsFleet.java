@@ -48,6 +48,8 @@ final class NetnsFleet implements FleetCommand.FleetLevel {
     /** With join or leave: each node's throughput samples in the last JVM trial, and its start (epoch ms). */
     private List<List<long[]>> samples = List.of();
     private long t0Millis;
+    /** Where to copy the node processes' stdout and stderr, or null. */
+    private Path keepLogs;
 
     private NetnsFleet(FleetCommand.FleetSpec spec, Testbed testbed, Path dir, Namespaces namespaces, FaultProxy proxy,
             Path archiveDir) {
@@ -100,6 +102,12 @@ final class NetnsFleet implements FleetCommand.FleetLevel {
         }
     }
 
+    /** Copies each node's stdout and stderr to {@code dir}/{@code <contender>-<trial>}/ (null: not kept). */
+    NetnsFleet keepLogs(Path dir) {
+        this.keepLogs = dir;
+        return this;
+    }
+
     /** The endpoint every node uses: the proxy on the bridge. */
     Endpoint endpoint() {
         Endpoint e = testbed.endpoint();
@@ -120,6 +128,7 @@ final class NetnsFleet implements FleetCommand.FleetLevel {
                 default -> jvmNodes(Strategy.parse(contender), trialDir);
             };
         } finally {
+            copyLogs(trialDir);
             FleetFiles.deleteTree(trialDir);
         }
         long[] after = s3Bytes();
@@ -229,6 +238,26 @@ final class NetnsFleet implements FleetCommand.FleetLevel {
                     p.destroyForcibly();
                 }
             }
+        }
+    }
+
+    private void copyLogs(Path trialDir) {
+        if (keepLogs == null || !Files.isDirectory(trialDir)) {
+            return;
+        }
+        try (var nodes = Files.list(trialDir)) {
+            Path to = Files.createDirectories(keepLogs.resolve(trialDir.getFileName()));
+            for (Path node : nodes.filter(Files::isDirectory).toList()) {
+                for (String f : List.of("stdout", "stderr")) {
+                    Path from = node.resolve(f);
+                    if (Files.exists(from)) {
+                        Files.copy(from, to.resolve(node.getFileName() + "." + f),
+                                java.nio.file.StandardCopyOption.REPLACE_EXISTING);
+                    }
+                }
+            }
+        } catch (IOException e) {
+            LOG.warn("cannot keep the node logs of {}: {}", trialDir, e.toString());
         }
     }
 

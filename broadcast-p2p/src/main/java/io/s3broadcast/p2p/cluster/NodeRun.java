@@ -45,14 +45,9 @@ final class NodeRun implements ClusterRun, GroupJoin.Run {
     static final long HOUSEKEEPING_MILLIS = 100;
     /**
      * A node that leaves mid-run (its fetch cancelled, its {@code Broadcast} closed) gives thieves this long to take
-     * its unfinished works before it releases the rest to its peers' orphan rule and says {@code GOODBYE}.
+     * its unfinished works before it releases the rest to its peers' orphan rule ({@link Leaving} says when it goes).
      */
     static final long LEAVE_GRACE_MILLIS = 2_000;
-    /**
-     * A leaving node serves the pieces no peer of it holds yet (they would be read from S3 again) until they are
-     * taken, or this long after it began to leave; then it says {@code GOODBYE}, whatever is left.
-     */
-    static final long LEAVE_LIMIT_NANOS = TimeUnit.SECONDS.toNanos(5);
 
     private final PeerCluster cluster;
     private final ClusterConfig config;
@@ -74,8 +69,7 @@ final class NodeRun implements ClusterRun, GroupJoin.Run {
     // Run loop only.
     private boolean begun;
     private boolean complete;
-    private boolean leaving;
-    private long leaveStartNanos;
+    private Leaving leaving;
     private long bytesFromPeers;
     private ScheduledFuture<?> housekeeping;
 
@@ -131,7 +125,7 @@ final class NodeRun implements ClusterRun, GroupJoin.Run {
 
     /** Whether this node leaves the run: it hands its works on, serves, and asks for nothing ({@link #leave}). */
     boolean leaving() {
-        return leaving;
+        return leaving != null;
     }
 
     /** Runs {@code action} on the run's loop; what it throws fails the run. */
@@ -246,7 +240,7 @@ final class NodeRun implements ClusterRun, GroupJoin.Run {
         if (closing) {
             return;
         }
-        if (leaving) {
+        if (leaving != null) {
             checkLeft();
             return;
         }
@@ -263,7 +257,7 @@ final class NodeRun implements ClusterRun, GroupJoin.Run {
 
     /** Every piece is stored and checked: completes {@link #completion()} and starts lingering. */
     void complete() {
-        if (complete || leaving) {
+        if (complete || leaving != null) {
             return;
         }
         complete = true;
@@ -292,63 +286,36 @@ final class NodeRun implements ClusterRun, GroupJoin.Run {
      * through phase 1's give-away path ({@link ShareFetcher#leave}: thieves for {@link #LEAVE_GRACE_MILLIS}, then
      * {@code WORKS_LEFT(0)} so that the rest falls to the peers' orphan rule), keeps serving meanwhile, the pieces
      * only it holds first (peers pick the rarest), until every piece it holds is held by a peer too or {@link
-     * #LEAVE_LIMIT_NANOS} passed, and then finishes: {@code GOODBYE(NORMAL)}, which tells peers it left the run, and
+     * Leaving#LIMIT_NANOS} passed, and then finishes: {@code GOODBYE(NORMAL)}, which tells peers it left the run, and
      * the registry. Before its share was
      * fixed, after it completed, or with no peer, it finishes at once.
      */
     private void leave() {
-        if (closing || leaving) {
+        if (closing || leaving != null) {
             return;
         }
         if (!begun || complete || peers.isEmpty()) {
             finish();
             return;
         }
-        leaving = true;
-        leaveStartNanos = ticker.read();
+        leaving = new Leaving(ticker);
         LOG.info("{} leaves {} before it is complete: its unfinished works go to its {} peers first", self, group,
                 peers.size());
         c.phase1.leave(LEAVE_GRACE_MILLIS);
         checkLeft();
     }
 
-    /**
-     * Leaving: finishes once its works are handed on and every piece it holds is held by a peer too, or {@link
-     * #LEAVE_LIMIT_NANOS} passed, or no peer is left.
-     */
+    /** Leaving: finishes when {@link Leaving} says it may go. */
     private void checkLeft() {
-        if (!leaving || closing) {
+        if (leaving == null || closing) {
             return;
         }
-        boolean late = ticker.read() - leaveStartNanos >= LEAVE_LIMIT_NANOS;
-        if (!late && !peers.isEmpty() && !c.phase1.handedOff()) {
-            return;
-        }
-        int only = peers.isEmpty() ? 0 : onlyHere();
-        if (late || peers.isEmpty() || only == 0) {
-            LOG.info("{}: leaves after {} ms{}", self, TimeUnit.NANOSECONDS.toMillis(ticker.read() - leaveStartNanos),
+        int only = leaving.mayGo(c.phase1.handedOff(), task.store().bitfield(), peers.values());
+        if (only >= 0) {
+            LOG.info("{}: leaves after {} ms{}", self, leaving.elapsedMillis(),
                     only > 0 ? "; " + only + " pieces no peer took from it yet will be read from S3 again" : "");
             finish();
         }
-    }
-
-    /** Pieces this node holds that no connected peer holds or announced. */
-    private int onlyHere() {
-        var held = task.store().bitfield();
-        int only = 0;
-        for (int p = held.nextSet(0); p >= 0; p = held.nextSet(p + 1)) {
-            boolean elsewhere = false;
-            for (Peer peer : peers.values()) {
-                if (peer.done || peer.has.get(p)) {
-                    elsewhere = true;
-                    break;
-                }
-            }
-            if (!elsewhere) {
-                only++;
-            }
-        }
-        return only;
     }
 
     /** Stops everything: the S3 fetch, timers, connections, the registry; then completes {@link #finished()}. */
@@ -371,7 +338,7 @@ final class NodeRun implements ClusterRun, GroupJoin.Run {
         c.phase1.close();
         c.stored.close();
         cluster.router().unregister(group.hash(), c.connections);
-        CompletableFuture<Void> channelsClosed = c.channels.closeAll(complete ? "done" : leaving ? "left" : "stopped");
+        CompletableFuture<Void> channelsClosed = c.channels.closeAll(complete ? "done" : leaving != null ? "left" : "stopped");
         peers.clear();
         channelsClosed.whenComplete((v, e) -> {
             try {
