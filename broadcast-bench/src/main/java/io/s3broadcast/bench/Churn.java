@@ -7,15 +7,16 @@ import java.util.regex.Pattern;
 
 /**
  * Nodes that join a fleet's broadcast late and nodes that leave it mid-run ({@code fleet --join 2@5s --leave 2@5s}):
- * the last {@code join} nodes start fetching {@code joinAt} after the others; the {@code leave} nodes before them close
- * their {@code Broadcast} {@code leaveAt} after the start (a graceful leave: they hand their works on and say goodbye).
+ * the last {@code join} nodes start fetching {@code joinAt} after the transfer started ({@link ChurnClock}); the
+ * {@code leave} nodes before them close their {@code Broadcast} {@code leaveAt} after it (a graceful leave: they hand
+ * their works on and say goodbye).
  * Joiners need a registry that lets a node in after the group is complete, so a fleet with joiners uses the S3-prefix
  * registry on the bench's S3 server instead of a static list.
  *
  * @param join how many nodes join late
- * @param joinAt how long after the start they start fetching
+ * @param joinAt how long after the transfer started they start fetching
  * @param leave how many nodes leave mid-run
- * @param leaveAt how long after the start they leave
+ * @param leaveAt how long after the transfer started they leave
  */
 record Churn(int join, Duration joinAt, int leave, Duration leaveAt) {
 
@@ -30,9 +31,9 @@ record Churn(int join, Duration joinAt, int leave, Duration leaveAt) {
     enum Role {
         /** Starts with the others and stays to the end. */
         STAY,
-        /** Starts {@link #joinAt} late. */
+        /** Starts {@link #joinAt} after the transfer started. */
         JOIN,
-        /** Leaves {@link #leaveAt} after the start. */
+        /** Leaves {@link #leaveAt} after the transfer started. */
         LEAVE;
 
         String describe() {
@@ -100,8 +101,10 @@ record Churn(int join, Duration joinAt, int leave, Duration leaveAt) {
     }
 
     String describe() {
-        return (join > 0 ? join + " join at " + seconds(joinAt) : "") + (join > 0 && leave > 0 ? ", " : "")
-                + (leave > 0 ? leave + " leave at " + seconds(leaveAt) : "");
+        return (join > 0 ? join + " join" : "") + (join > 0 && leave > 0 ? ", " : "")
+                + (leave > 0 ? leave + " leave" : "") + " at "
+                + (join > 0 ? "+" + seconds(joinAt) : "") + (join > 0 && leave > 0 ? " and " : "")
+                + (leave > 0 ? "+" + seconds(leaveAt) : "") + " from the transfer's start";
     }
 
     private static String seconds(Duration d) {

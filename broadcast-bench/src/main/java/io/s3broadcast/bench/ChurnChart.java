@@ -61,9 +61,9 @@ final class ChurnChart {
         }
     }
 
-    /** The seconds of the leave, or of the join when nobody leaves: the dip is measured around it. */
-    static double eventSeconds(Churn churn) {
-        return (churn.leave() > 0 ? churn.leaveAt() : churn.joinAt()).toMillis() / 1e3;
+    /** The seconds of the leave, or of the join when nobody leaves: the dip is measured around it; null if neither came. */
+    static Double eventSeconds(FleetTrial t) {
+        return t.leaveSeconds() != null ? t.leaveSeconds() : t.joinSeconds();
     }
 
     static void print(PrintWriter out, FleetCommand.FleetSpec fleet, List<FleetReport> reports) {
@@ -72,15 +72,17 @@ final class ChurnChart {
                 + " 3 s after; recovery: from the %s to the first bucket after the dip at %.0f%% of before)%n",
                 churn.describe(), BEFORE_SECONDS, churn.leave() > 0 ? "leave" : "join",
                 churn.leave() > 0 ? "leave" : "join", RECOVERED * 100);
-        out.printf(Locale.ROOT, "%-10s %5s %6s %7s %8s %8s %9s %9s %9s %10s%n", "contender", "trial", "stayed", "exact",
-                "S3/S", "nodes/S", "before", "dip", "recovery", "last done");
+        out.printf(Locale.ROOT, "%-10s %5s %6s %7s %8s %8s %7s %7s %9s %9s %9s %10s%n", "contender", "trial", "stayed",
+                "exact", "S3/S", "nodes/S", "join s", "leave s", "before", "dip", "recovery", "last done");
         for (FleetReport r : reports) {
             for (FleetTrial t : r.runs()) {
                 List<FleetNode> staying = t.nodes().stream().filter(n -> !n.leaver()).toList();
                 long exact = staying.stream().filter(FleetNode::sha256Match).count();
-                Dip d = t.throughput() == null ? null : Dip.of(t.throughput(), eventSeconds(churn));
-                out.printf(Locale.ROOT, "%-10s %5d %6d %7s %8.3f %8.3f %9s %9s %9s %10s%n", r.contender(), t.trial(),
+                Dip d = t.throughput() == null || eventSeconds(t) == null ? null : Dip.of(t.throughput(), eventSeconds(t));
+                out.printf(Locale.ROOT, "%-10s %5d %6d %7s %8.3f %8.3f %7s %7s %9s %9s %9s %10s%n", r.contender(), t.trial(),
                         staying.size(), exact + "/" + staying.size(), t.s3Reads(), reportedS3(t) / (double) r.size(),
+                        t.joinSeconds() == null ? "-" : String.format(Locale.ROOT, "%.1f", t.joinSeconds()),
+                        t.leaveSeconds() == null ? "-" : String.format(Locale.ROOT, "%.1f", t.leaveSeconds()),
                         d == null ? "-" : String.format(Locale.ROOT, "%.1f MB/s", d.beforeMBps()),
                         d == null ? "-" : String.format(Locale.ROOT, "%.1f MB/s", d.dipMBps()),
                         d == null || d.recoverySeconds() == null ? "-"
@@ -153,13 +155,14 @@ final class ChurnChart {
             }
         }
         double y = Math.max(1, top);
-        if (churn.join() > 0) {
-            double at = churn.joinAt().toMillis() / 1e3;
+        FleetTrial first = reports.stream().flatMap(r -> r.runs().stream()).filter(x -> x.throughput() != null)
+                .findFirst().orElse(null);
+        if (first != null && first.joinSeconds() != null) {
+            double at = first.joinSeconds();
             chart.addSeries(churn.join() + " join", List.of(at, at), List.of(0.0, y)).setMarker(SeriesMarkers.NONE);
         }
-        if (churn.leave() > 0) {
-            double at = churn.leaveAt().toMillis() / 1e3 + (churn.join() > 0 && churn.joinAt().equals(churn.leaveAt())
-                    ? 0.05 : 0);
+        if (first != null && first.leaveSeconds() != null) {
+            double at = first.leaveSeconds();
             chart.addSeries(churn.leave() + " leave", List.of(at, at), List.of(0.0, y)).setMarker(SeriesMarkers.NONE);
         }
         Path parent = png.toAbsolutePath().getParent();

@@ -21,16 +21,21 @@ import java.util.Objects;
  * @param nodes per node
  * @param throughput with {@code --join}/{@code --leave}: the aggregate MB/s all nodes received (from S3 and peers, as
  *     they report completed pieces) per {@link Churn#BUCKET_MILLIS} bucket from the start; else null
+ * @param joinSeconds when the joiners started, seconds from the start signal; null without joiners
+ * @param leaveSeconds when the leavers left, seconds from the start signal; null without leavers
  */
 @JsonPropertyOrder({"trial", "fastest", "mean", "slowest", "bytesFromS3", "s3Reads", "cpuSeconds", "cpuUtilisation",
-        "sha256Match", "nodes", "throughput"})
+        "sha256Match", "nodes", "throughput", "joinSeconds",
+        "leaveSeconds"})
 record FleetTrial(int trial, Double fastest, Double mean, Double slowest, long bytesFromS3, double s3Reads,
-        double cpuSeconds, double cpuUtilisation, boolean sha256Match, List<FleetNode> nodes, List<Double> throughput) {
+        double cpuSeconds, double cpuUtilisation, boolean sha256Match, List<FleetNode> nodes, List<Double> throughput, Double joinSeconds,
+        Double leaveSeconds) {
 
-    /** This trial with its throughput time series. */
-    FleetTrial withThroughput(List<Double> series) {
+    /** This trial with its throughput time series and the times of its join and leave. */
+    FleetTrial withChurn(List<Double> series, ChurnClock clock) {
         return new FleetTrial(trial, fastest, mean, slowest, bytesFromS3, s3Reads, cpuSeconds, cpuUtilisation, sha256Match,
-                nodes, series == null ? null : List.copyOf(series));
+                nodes, series == null ? null : List.copyOf(series), clock == null ? null : clock.joinedSeconds(),
+                clock == null ? null : clock.leftSeconds());
     }
 
     static FleetTrial of(int trial, List<FleetNode> nodes, long size, double cpuSeconds, int cores) {
@@ -56,6 +61,6 @@ record FleetTrial(int trial, Double fastest, Double mean, Double slowest, long b
                 done.isEmpty() ? null : SingleCommand.round(done.stream().mapToDouble(d -> d).average().orElseThrow(), 3),
                 slowest, s3, size == 0 ? 0 : SingleCommand.round((double) s3 / size, 3), SingleCommand.round(cpuSeconds, 2),
                 wall <= 0 ? 0 : SingleCommand.round(cpuSeconds / (wall * cores), 3),
-                all && staying.stream().allMatch(FleetNode::sha256Match), List.copyOf(nodes), null);
+                all && staying.stream().allMatch(FleetNode::sha256Match), List.copyOf(nodes), null, null, null);
     }
 }

@@ -40,6 +40,7 @@ final class InProcessFleet implements FleetCommand.FleetLevel {
     /** With join or leave: each node's throughput samples in the last trial of ours, and its start (epoch ms). */
     private List<List<long[]>> samples = List.of();
     private long startMillis;
+    private ChurnClock clock;
 
     InProcessFleet(FleetCommand.FleetSpec spec, Testbed testbed, Path dir) throws IOException {
         this.spec = spec;
@@ -95,7 +96,7 @@ final class InProcessFleet implements FleetCommand.FleetLevel {
                 .mapToDouble(Double::doubleValue).sum();
         FleetTrial t = FleetTrial.of(trial, counted, spec.size(), used.cpuSeconds() + processes,
                 Runtime.getRuntime().availableProcessors());
-        return churn.any() ? t.withThroughput(ThroughputSampler.aggregate(samples, startMillis)) : t;
+        return churn.any() ? t.withChurn(ThroughputSampler.aggregate(samples, startMillis), clock) : t;
     }
 
     private List<FleetNode> ours(Strategy strategy, int trial) throws IOException, InterruptedException {
@@ -117,7 +118,12 @@ final class InProcessFleet implements FleetCommand.FleetLevel {
                 ids.add(id);
                 LinkEmulation.install(id, shaper::newHandler);
                 return endpointOf(i);
-            }, strategy.isCluster() ? spec.churn() : Churn.NONE, started);
+            }, strategy.isCluster() ? spec.churn() : Churn.NONE, t0 -> {
+                long[] base = s3Bytes();
+                ChurnClock c = new ChurnClock(spec.churn(), () -> sentSince(base), t0);
+                clock = c;
+                return c;
+            }, started);
             samples = samplers.stream().map(ThroughputSampler::samples).toList();
             startMillis = started.get();
             List<FleetNode> nodes = new ArrayList<>();
@@ -147,6 +153,15 @@ final class InProcessFleet implements FleetCommand.FleetLevel {
         return new FleetNode(r.node(), r.nodeId(), link.describe(), r.seconds(), null, p1, p2, 0, r.bytesFromS3(),
                 r.bytesFromPeers(), r.piecesStolen(), null, null, null, null, r.sha256Match(), r.error(), r.hedges(),
                 r.afterLastPiece());
+    }
+
+    private long sentSince(long[] base) {
+        long[] now = s3Bytes();
+        long sum = 0;
+        for (int i = 0; i < now.length; i++) {
+            sum += now[i] - base[i];
+        }
+        return sum;
     }
 
     private long[] s3Bytes() {

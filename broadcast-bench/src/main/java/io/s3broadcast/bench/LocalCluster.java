@@ -107,16 +107,19 @@ final class LocalCluster {
     /** {@link #run(Testbed, Options, Path, int, IntFunction)}, with {@code setup} (or null) placing each node. */
     static ClusterTrial run(Testbed testbed, Options options, Path workDir, int trial, IntFunction<FetchListener> listeners,
             NodeSetup setup) throws IOException, InterruptedException {
-        return run(testbed, options, workDir, trial, listeners, setup, Churn.NONE, new AtomicLong());
+        return run(testbed, options, workDir, trial, listeners, setup, Churn.NONE, null, new AtomicLong());
     }
 
     /**
      * {@link #run(Testbed, Options, Path, int, IntFunction, NodeSetup)} with nodes that join late or leave mid-run
-     * ({@link Churn}: joiners start {@code joinAt} after the others, through the S3-prefix registry; leavers close their
-     * {@code Broadcast} {@code leaveAt} after the start). {@code startMillis} is set to the start (epoch ms).
+     * ({@link Churn}: joiners start when {@code clocks}' clock says, through the S3-prefix registry; leavers close their
+     * {@code Broadcast} when it says). {@code startMillis} is set to the start (epoch ms).
+     *
+     * @param clocks makes the trial's {@link ChurnClock} from the start (epoch ms); null without churn
      */
     static ClusterTrial run(Testbed testbed, Options options, Path workDir, int trial, IntFunction<FetchListener> listeners,
-            NodeSetup setup, Churn churn, AtomicLong startMillis) throws IOException, InterruptedException {
+            NodeSetup setup, Churn churn, java.util.function.LongFunction<ChurnClock> clocks, AtomicLong startMillis)
+            throws IOException, InterruptedException {
         int n = options.nodes();
         Path trialDir = Files.createDirectories(workDir.resolve(Converters.name(options.strategy()) + "-" + trial));
         List<FaultProxy> proxies = new ArrayList<>();
@@ -174,6 +177,7 @@ final class LocalCluster {
             long[] ended = new long[n];
             FetchHandle[] handles = new FetchHandle[n];
             CountDownLatch startGun = new CountDownLatch(1);
+            ChurnClock[] clock = new ChurnClock[1];
             List<Thread> starters = new ArrayList<>();
             for (int i = 0; i < n; i++) {
                 FetchRequest.Builder request = FetchRequest.builder().bucket(testbed.bucket()).key(testbed.key()).force(true)
@@ -193,11 +197,11 @@ final class LocalCluster {
                     try {
                         startGun.await();
                         if (role == Churn.Role.JOIN) {
-                            Thread.sleep(churn.joinAt().toMillis()); // the bench's own clock: it joins at this time
+                            ChurnClock.await(clock[0].join());
                         }
                         handles[node] = broadcast.fetch(built);
                         if (role == Churn.Role.LEAVE) {
-                            leaveLater(broadcast, churn.leaveAt().toMillis());
+                            clock[0].leave().thenRun(() -> leaveNow(broadcast));
                         }
                         handles[node].completionFuture().whenComplete((r, e) -> {
                             if (e != null) {
@@ -217,11 +221,17 @@ final class LocalCluster {
             }
             long start = System.nanoTime();
             startMillis.set(System.currentTimeMillis());
+            if (clocks != null && churn.any()) {
+                clock[0] = clocks.apply(startMillis.get()).start();
+            }
             startGun.countDown();
             for (Thread starter : starters) {
                 starter.join();
             }
             awaitAll(futures, handles, options.timeout());
+            if (clock[0] != null) {
+                clock[0].stop();
+            }
 
             List<NodeResult> results = new ArrayList<>();
             for (int i = 0; i < n; i++) {
@@ -267,16 +277,9 @@ final class LocalCluster {
                 AfterLastPiece.of(done));
     }
 
-    /** Closes {@code broadcast} {@code millis} from now on a thread of its own: a graceful leave mid-run. */
-    private static void leaveLater(Broadcast broadcast, long millis) {
-        Thread t = new Thread(() -> {
-            try {
-                Thread.sleep(millis); // the bench's own clock: it leaves at this time
-            } catch (InterruptedException e) {
-                return;
-            }
-            broadcast.close();
-        }, "leave-node");
+    /** Closes {@code broadcast} on a thread of its own: a graceful leave mid-run (close waits for it). */
+    private static void leaveNow(Broadcast broadcast) {
+        Thread t = new Thread(broadcast::close, "leave-node");
         t.setDaemon(true);
         t.start();
     }

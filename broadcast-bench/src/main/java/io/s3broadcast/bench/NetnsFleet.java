@@ -48,6 +48,7 @@ final class NetnsFleet implements FleetCommand.FleetLevel {
     /** With join or leave: each node's throughput samples in the last JVM trial, and its start (epoch ms). */
     private List<List<long[]>> samples = List.of();
     private long t0Millis;
+    private ChurnClock clock;
     /** Where to copy the node processes' stdout and stderr, or null. */
     private Path keepLogs;
 
@@ -140,7 +141,7 @@ final class NetnsFleet implements FleetCommand.FleetLevel {
             cpu += n.cpuSeconds() != null ? n.cpuSeconds() : 0;
         }
         FleetTrial t = FleetTrial.of(trial, counted, spec.size(), cpu, Runtime.getRuntime().availableProcessors(), startUp);
-        return churn.any() ? t.withThroughput(ThroughputSampler.aggregate(samples, t0Millis)) : t;
+        return churn.any() ? t.withChurn(ThroughputSampler.aggregate(samples, t0Millis), clock) : t;
     }
 
     /** A process builder for {@code command} in node {@code node}'s namespace (CPU cgroup applied after start). */
@@ -195,7 +196,7 @@ final class NetnsFleet implements FleetCommand.FleetLevel {
                             args.add("--samples");
                         }
                         if (churn.role(i, n) == Churn.Role.LEAVE) {
-                            args.addAll(List.of("--leave-after", churn.leaveAt().toMillis() + "ms"));
+                            args.add("--leave-on-stdin");
                         }
                     } else {
                         args.addAll(List.of("--node-id", "flat-" + i));
@@ -217,19 +218,31 @@ final class NetnsFleet implements FleetCommand.FleetLevel {
             startUp = (t0 - launched) / 1e9;
             this.t0Millis = t0Millis;
             List<Process> joiners = new ArrayList<>();
+            List<Process> leavers = new ArrayList<>();
+            long[] base = s3Bytes();
+            clock = null;
             for (int i = 0; i < processes.size(); i++) {
                 if (churn.role(i, n) == Churn.Role.JOIN) {
                     joiners.add(processes.get(i));
                 } else {
                     signal(processes.get(i));
+                    if (churn.role(i, n) == Churn.Role.LEAVE) {
+                        leavers.add(processes.get(i));
+                    }
                 }
             }
-            if (!joiners.isEmpty()) {
-                signalLater(joiners, churn.joinAt().toMillis());
+            if (churn.any()) {
+                ChurnClock c = new ChurnClock(churn, () -> sent(base), t0Millis).start();
+                clock = c;
+                c.join().thenRun(() -> signalAll(joiners));
+                c.leave().thenRun(() -> signalAll(leavers)); // their second line: leave
             }
             List<FleetNode> nodes = FleetProcesses.awaitAll(processes, t0, spec.timeout(), (i, result) ->
                     node(i, result, outs.get(i), t0Millis, trialDir.resolve("node-" + i)));
             samples = churn.any() ? samplesOf(outs) : List.of();
+            if (clock != null) {
+                clock.stop();
+            }
             return nodes;
         } finally {
             for (Process p : processes) {
@@ -268,20 +281,25 @@ final class NetnsFleet implements FleetCommand.FleetLevel {
         in.flush();
     }
 
-    /** Gives {@code joiners} the start signal {@code millis} from now, on a thread of its own. */
-    private static void signalLater(List<Process> joiners, long millis) {
-        Thread t = new Thread(() -> {
+    /** A line on each process's stdin (a start signal, or a leaver's signal to leave); on the churn clock's thread. */
+    private static void signalAll(List<Process> processes) {
+        for (Process p : processes) {
             try {
-                Thread.sleep(millis); // the bench's own clock: the joiners start at this time
-                for (Process p : joiners) {
-                    signal(p);
-                }
-            } catch (InterruptedException | IOException e) {
-                LOG.warn("could not start the joining nodes: {}", e.toString());
+                signal(p);
+            } catch (IOException e) {
+                LOG.warn("could not signal a node: {}", e.toString());
             }
-        }, "fleet-join");
-        t.setDaemon(true);
-        t.start();
+        }
+    }
+
+    /** Bytes the proxy has sent to the fleet since {@code base}. */
+    private long sent(long[] base) {
+        long[] now = s3Bytes();
+        long sum = 0;
+        for (int i = 0; i < now.length; i++) {
+            sum += now[i] - base[i];
+        }
+        return sum;
     }
 
     /** Each node's throughput samples from its JSON line (none when it printed none). */

@@ -125,6 +125,14 @@ public final class NodeCommand implements Callable<Integer> {
                     + " leave: unfinished works handed to peers, GOODBYE). The JSON line's error is then 'left'.")
     Duration leaveAfter;
 
+    @Option(names = "--leave-on-stdin", negatable = false,
+            description = "With --start-signal stdin: leave the broadcast (close the Broadcast, as --leave-after) when a"
+                    + " second line arrives on stdin: how fleet --leave makes a node leave.")
+    boolean leaveOnStdin;
+
+    /** Stdin, once the start signal was read from it. */
+    private java.io.BufferedReader stdinReader;
+
     @Option(names = "--samples", negatable = false,
             description = "Put the bytes of completed pieces per 250 ms of the wall clock in the JSON line (samples),"
                     + " for fleet's throughput time series.")
@@ -259,6 +267,9 @@ public final class NodeCommand implements Callable<Integer> {
                 if (leaveAfter != null) {
                     leaveLater(broadcast, leaveAfter, left);
                 }
+                if (leaveOnStdin && stdinReader != null) {
+                    leaveOnLine(broadcast, stdinReader, left);
+                }
                 CompletedFetch done = handle.join();
                 long doneAt = System.currentTimeMillis();
                 String sha256 = noSha256 ? null : Sha256.of(done.path());
@@ -274,7 +285,7 @@ public final class NodeCommand implements Callable<Integer> {
                 // join() throws a CompletionException wrapping the fetch's BroadcastException, or a CancellationException.
                 Throwable cause = e instanceof CompletionException && e.getCause() != null ? e.getCause() : e;
                 if (left.get()) {
-                    LOG.info("node {}: left the broadcast of s3://{}/{} after {}", id, bucket, key, leaveAfter);
+                    LOG.info("node {}: left the broadcast of s3://{}/{}", id, bucket, key);
                 } else {
                     LOG.error("node {}: the fetch of s3://{}/{} failed", id, bucket, key, cause);
                 }
@@ -395,6 +406,24 @@ public final class NodeCommand implements Callable<Integer> {
         t.start();
     }
 
+    /** Closes {@code broadcast} when a line arrives on {@code in} (a graceful leave), marking {@code left}. */
+    private static void leaveOnLine(Broadcast broadcast, java.io.BufferedReader in,
+            java.util.concurrent.atomic.AtomicBoolean left) {
+        Thread t = new Thread(() -> {
+            try {
+                if (in.readLine() == null) {
+                    return; // stdin closed: the fleet is done with this node
+                }
+            } catch (java.io.IOException e) {
+                return;
+            }
+            left.set(true);
+            broadcast.close();
+        }, "leave-on-stdin");
+        t.setDaemon(true);
+        t.start();
+    }
+
     /** With {@code --start-signal stdin}: prints READY, waits for a line on stdin; returns when it came (epoch ms). */
     private long awaitStartSignal(PrintWriter stdout) throws java.io.IOException {
         if (startSignal == null) {
@@ -410,6 +439,7 @@ public final class NodeCommand implements Callable<Integer> {
         if (in.readLine() == null) {
             throw new java.io.EOFException("stdin closed before the start signal");
         }
+        stdinReader = in;
         return System.currentTimeMillis();
     }
 

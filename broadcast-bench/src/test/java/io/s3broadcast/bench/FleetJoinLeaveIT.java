@@ -35,7 +35,7 @@ class FleetJoinLeaveIT {
                 "1@1500ms", "--chart", chart.toString(), "--work-dir", dir.toString());
 
         assertThat(run.exitCode()).as(run.out()).isZero();
-        assertThat(run.out()).contains("join and leave: 1 join at 1.0 s, 1 leave at 1.5 s");
+        assertThat(run.out()).contains("join and leave: 1 join, 1 leave at +1.0 s and +1.5 s from the transfer's start");
         JsonNode trial = run.jsonLines().get(0).path("runs").get(0);
         assertThat(trial.path("sha256Match").asBoolean()).as("byte-exact on every node that stayed").isTrue();
         assertThat(trial.path("nodes").get(2).path("role").asText()).isEqualTo("leave");
