@@ -75,22 +75,19 @@ class ClusterJoinLeaveIT {
     @Test
     void aNodeThatJoinsMidRunGetsTheObjectWithoutExtraS3Reads(S3Fixture s3) throws Exception {
         StoredObject object = s3.putRandom(s3.key("object.bin"), SIZE, 32);
-        int pieces = (int) (SIZE / Swarm.PIECE_SIZE);
-        CompletableFuture<Void> quarter = new CompletableFuture<>();
+        CompletableFuture<Void> started = new CompletableFuture<>();
         try (TestingServer zk = new TestingServer(true)) {
             String registry = "zk://" + zk.getConnectString() + "/s3b-join-it";
             try (Swarm early = Swarm.of(s3, dir.resolve("early"), Strategy.OVERLAP, 3, registry, i -> i > 0 ? null
                     : new FetchListener() {
                         @Override
                         public void bytesTransferred(FetchProgress progress) {
-                            if (progress.completedPieces() >= pieces / 4) {
-                                quarter.complete(null);
-                            }
+                            started.complete(null); // the first piece: the run is under way
                         }
                     });
                     Swarm late = Swarm.of(s3, dir.resolve("late"), Strategy.OVERLAP, 1, registry, null, "late-")) {
                 early.start(object);
-                quarter.get(60, TimeUnit.SECONDS);
+                started.get(60, TimeUnit.SECONDS);
                 late.start(object); // expects 1 node and finds 3 already there: it joins late, with no share
                 CompletedFetch joiner = late.awaitAll(object, List.of()).get(0);
                 List<CompletedFetch> results = early.awaitAll(object, List.of());
