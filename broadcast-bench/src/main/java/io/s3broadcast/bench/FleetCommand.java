@@ -119,6 +119,24 @@ final class FleetCommand implements Callable<Integer> {
             description = "CPU share per node process, e.g. 0.25 (netns only, through a cgroup quota).")
     Double cpuPerNode;
 
+    @Option(names = "--join", paramLabel = "COUNT@TIME",
+            description = "COUNT nodes (the last ones) start fetching TIME after the others, e.g. 2@5s: they join the"
+                    + " running broadcast late (the fleet then uses the S3-prefix registry on the bench's S3 server)."
+                    + " Cluster strategies only, no baselines.")
+    String join;
+
+    @Option(names = "--leave", paramLabel = "COUNT@TIME",
+            description = "COUNT nodes (the ones before the joiners) close their Broadcast TIME after the start, e.g."
+                    + " 2@5s: a graceful leave mid-run; they are not waited for or checked. With --join or --leave"
+                    + " each trial also records the aggregate throughput per 250 ms (throughput in the JSON) and, with"
+                    + " --chart, draws it.")
+    String leave;
+
+    @Option(names = "--chart", paramLabel = "FILE",
+            description = "With --join/--leave: draw each contender's first trial's aggregate throughput over time to"
+                    + " FILE (PNG), with its CSV beside it.")
+    Path chartFile;
+
     @Option(names = "--json", paramLabel = "FILE", description = "Also write the JSON lines to FILE.")
     Path jsonFile;
 
@@ -137,6 +155,11 @@ final class FleetCommand implements Callable<Integer> {
     @Option(names = "--work-dir", paramLabel = "DIR",
             description = "Where the nodes' directories go (a new temporary directory inside it; default: java.io.tmpdir).")
     Path workDir;
+
+    @Option(names = "--keep-logs", paramLabel = "DIR",
+            description = "netns: copy each node's stdout and stderr (its log) to DIR/<contender>-<trial>/ before the"
+                    + " trial's directory is deleted.")
+    Path keepLogs;
 
     @Option(names = "--calibrate",
             description = "Check the instrument instead of running contenders: link rates (within 5%%), the proxy's"
@@ -178,6 +201,12 @@ final class FleetCommand implements Callable<Integer> {
         }
         try {
             List<FleetReport> reports = execute(fleet, loadBefore, out, dir);
+            if (fleet.churn().any()) {
+                ChurnChart.print(out, fleet, reports);
+                if (chartFile != null) {
+                    ChurnChart.write(chartFile, fleet, reports);
+                }
+            }
             List<String> lines = reports.stream().map(Json::line).toList();
             lines.forEach(out::println);
             out.flush();
@@ -200,6 +229,9 @@ final class FleetCommand implements Callable<Integer> {
             FluidBound tStar = FluidBound.of(size, fleet.profile().aggregateCap(), fleet.links());
             out.printf(Locale.ROOT, "%nfleet: %s level, %d nodes, %s (%s), S3 %s%n", fleet.level(), nodes,
                     ByteSize.format(size), multipart ? "multipart upload" : "one PUT", fleet.profile().describe());
+            if (fleet.churn().any()) {
+                out.printf(Locale.ROOT, "churn: %s%n", fleet.churn().describe());
+            }
             out.printf(Locale.ROOT, "T* = %.3f s (binds: %s; S/O %.3f, S/D %.3f, N*S/(O+sum U) %.3f)%n", tStar.seconds(),
                     tStar.binds(), tStar.s3Term(), tStar.downloadTerm(), tStar.uploadTerm());
             out.flush();
@@ -232,7 +264,7 @@ final class FleetCommand implements Callable<Integer> {
     private FleetLevel openLevel(FleetSpec fleet, Testbed testbed, Path dir) throws IOException, InterruptedException {
         return switch (fleet.level()) {
             case "inprocess" -> new InProcessFleet(fleet, testbed, dir);
-            case "netns" -> NetnsFleet.open(fleet, testbed, dir, cds.cacheDir());
+            case "netns" -> NetnsFleet.open(fleet, testbed, dir, cds.cacheDir()).keepLogs(keepLogs);
             default -> throw new IllegalStateException(fleet.level());
         };
     }
@@ -356,13 +388,31 @@ final class FleetCommand implements Callable<Integer> {
                 throw new ParameterException(spec.commandLine(), missing);
             }
         }
+        Churn churn;
+        try {
+            churn = join == null && leave == null ? Churn.NONE : Churn.parse(join, leave, nodes);
+        } catch (IllegalArgumentException e) {
+            throw new ParameterException(spec.commandLine(), e.getMessage());
+        }
+        if (churn.any() && (!baselines.isEmpty() || strategies.stream().anyMatch(s -> !s.isCluster()))) {
+            throw new ParameterException(spec.commandLine(), "--join and --leave are for our cluster strategies"
+                    + " (non-steal, steal, overlap) with --baselines none");
+        }
         return new FleetSpec(lvl, nodes, size, seed, List.copyOf(fleetLinks), latencyMillis, profile, cpuPerNode, tuning,
-                expectTimeout, timeout);
+                expectTimeout, timeout, churn);
     }
 
     /** What a fleet level needs to know. */
     record FleetSpec(String level, int nodes, long size, long seed, List<FleetLink> links, double latencyMillis,
-            S3Profile profile, Double cpuPerNode, NodeTuning tuning, Duration expectTimeout, Duration timeout) {
+            S3Profile profile, Double cpuPerNode, NodeTuning tuning, Duration expectTimeout, Duration timeout,
+            Churn churn) {
+
+        /** A fleet without join or leave. */
+        FleetSpec(String level, int nodes, long size, long seed, List<FleetLink> links, double latencyMillis,
+                S3Profile profile, Double cpuPerNode, NodeTuning tuning, Duration expectTimeout, Duration timeout) {
+            this(level, nodes, size, seed, links, latencyMillis, profile, cpuPerNode, tuning, expectTimeout, timeout,
+                    Churn.NONE);
+        }
     }
 
     /** One level of emulation: runs one trial of one contender on the fleet. */

@@ -26,26 +26,51 @@ import com.fasterxml.jackson.annotation.JsonPropertyOrder;
  * @param error why it failed, or null
  * @param hedges S3 reads whose tail went to a new GET (ours), or null
  * @param afterLastPiece its time from the last piece to the file in place, in its parts (ours), or null
+ * @param role {@code join} or {@code leave} in a run with {@code --join}/{@code --leave} ({@link Churn}), else null: a
+ *        leaver is not waited for and not counted in the times or {@code sha256Match}
  */
 @JsonPropertyOrder({"node", "nodeId", "link", "seconds", "exitSeconds", "phase1EndSeconds", "phase2EndSeconds",
         "bytesFromS3", "bytesFromS3Reported", "bytesFromPeers", "piecesStolen", "cpuSeconds", "gcSeconds", "jitSeconds",
-        "peakRssBytes", "sha256Match", "error", "hedges", "afterLastPiece"})
+        "peakRssBytes", "sha256Match", "error", "hedges", "afterLastPiece", "role"})
 record FleetNode(int node, String nodeId, String link, Double seconds, Double exitSeconds, Double phase1EndSeconds,
         Double phase2EndSeconds, long bytesFromS3, Long bytesFromS3Reported, Long bytesFromPeers, Integer piecesStolen,
         Double cpuSeconds, Double gcSeconds, Double jitSeconds, Long peakRssBytes, boolean sha256Match, String error,
-        Integer hedges, AfterLastPiece afterLastPiece) {
+        Integer hedges, AfterLastPiece afterLastPiece, String role) {
+
+    /** A node in a run without join or leave. */
+    FleetNode(int node, String nodeId, String link, Double seconds, Double exitSeconds, Double phase1EndSeconds,
+            Double phase2EndSeconds, long bytesFromS3, Long bytesFromS3Reported, Long bytesFromPeers, Integer piecesStolen,
+            Double cpuSeconds, Double gcSeconds, Double jitSeconds, Long peakRssBytes, boolean sha256Match, String error,
+            Integer hedges, AfterLastPiece afterLastPiece) {
+        this(node, nodeId, link, seconds, exitSeconds, phase1EndSeconds, phase2EndSeconds, bytesFromS3, bytesFromS3Reported,
+                bytesFromPeers, piecesStolen, cpuSeconds, gcSeconds, jitSeconds, peakRssBytes, sha256Match, error, hedges,
+                afterLastPiece, null);
+    }
 
     /** A node without {@link #hedges} and {@link #afterLastPiece} (a baseline's, or a failed one). */
     FleetNode(int node, String nodeId, String link, Double seconds, Double exitSeconds, Double phase1EndSeconds,
             Double phase2EndSeconds, long bytesFromS3, Long bytesFromS3Reported, Long bytesFromPeers, Integer piecesStolen,
             Double cpuSeconds, Double gcSeconds, Double jitSeconds, Long peakRssBytes, boolean sha256Match, String error) {
         this(node, nodeId, link, seconds, exitSeconds, phase1EndSeconds, phase2EndSeconds, bytesFromS3, bytesFromS3Reported,
-                bytesFromPeers, piecesStolen, cpuSeconds, gcSeconds, jitSeconds, peakRssBytes, sha256Match, error, null, null);
+                bytesFromPeers, piecesStolen, cpuSeconds, gcSeconds, jitSeconds, peakRssBytes, sha256Match, error, null, null,
+                null);
     }
 
     FleetNode withBytesFromS3(long bytes) {
         return new FleetNode(node, nodeId, link, seconds, exitSeconds, phase1EndSeconds, phase2EndSeconds, bytes,
                 bytesFromS3Reported, bytesFromPeers, piecesStolen, cpuSeconds, gcSeconds, jitSeconds, peakRssBytes,
-                sha256Match, error, hedges, afterLastPiece);
+                sha256Match, error, hedges, afterLastPiece, role);
+    }
+
+    /** This node with {@code role} ({@link Churn.Role}; null for a node that starts and stays). */
+    FleetNode withRole(Churn.Role role) {
+        return new FleetNode(node, nodeId, link, seconds, exitSeconds, phase1EndSeconds, phase2EndSeconds, bytesFromS3,
+                bytesFromS3Reported, bytesFromPeers, piecesStolen, cpuSeconds, gcSeconds, jitSeconds, peakRssBytes,
+                sha256Match, error, hedges, afterLastPiece, role == null || role == Churn.Role.STAY ? null : role.describe());
+    }
+
+    /** Whether this node left the run on purpose ({@code --leave}): not waited for, not checked. */
+    boolean leaver() {
+        return "leave".equals(role);
     }
 }

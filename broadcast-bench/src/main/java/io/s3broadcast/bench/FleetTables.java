@@ -16,6 +16,11 @@ final class FleetTables {
         out.printf(Locale.ROOT, "  %-4s %-10s %8s %8s %8s %8s %9s %9s %6s %6s %7s %8s  %s%n", "node", "link", "done s",
                 "exit s", "ph1 end", "ph2 end", "S3 MiB", "peer MiB", "stolen", "hedges", "CPU s", "RSS MiB", "sha256");
         for (FleetNode n : trial.nodes()) {
+            if (n.leaver()) {
+                out.printf(Locale.ROOT, "  %-4d %-10s LEFT (--leave) after %.1f MiB from S3 (proxy)%n", n.node(), n.link(),
+                        n.bytesFromS3() / (double) (1 << 20));
+                continue;
+            }
             if (n.error() != null && n.seconds() == null) {
                 out.printf(Locale.ROOT, "  %-4d %-10s FAILED: %s%n", n.node(), n.link(), n.error());
                 continue;

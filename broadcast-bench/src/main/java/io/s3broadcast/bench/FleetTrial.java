@@ -19,11 +19,24 @@ import java.util.Objects;
  *     node's completion in-process): near 1 means the run was CPU-bound
  * @param sha256Match whether every node's file has the object's SHA-256
  * @param nodes per node
+ * @param throughput with {@code --join}/{@code --leave}: the aggregate MB/s all nodes received (from S3 and peers, as
+ *     they report completed pieces) per {@link Churn#BUCKET_MILLIS} bucket from the start; else null
+ * @param joinSeconds when the joiners started, seconds from the start signal; null without joiners
+ * @param leaveSeconds when the leavers left, seconds from the start signal; null without leavers
  */
 @JsonPropertyOrder({"trial", "fastest", "mean", "slowest", "bytesFromS3", "s3Reads", "cpuSeconds", "cpuUtilisation",
-        "sha256Match", "nodes"})
+        "sha256Match", "nodes", "throughput", "joinSeconds",
+        "leaveSeconds"})
 record FleetTrial(int trial, Double fastest, Double mean, Double slowest, long bytesFromS3, double s3Reads,
-        double cpuSeconds, double cpuUtilisation, boolean sha256Match, List<FleetNode> nodes) {
+        double cpuSeconds, double cpuUtilisation, boolean sha256Match, List<FleetNode> nodes, List<Double> throughput, Double joinSeconds,
+        Double leaveSeconds) {
+
+    /** This trial with its throughput time series and the times of its join and leave. */
+    FleetTrial withChurn(List<Double> series, ChurnClock clock) {
+        return new FleetTrial(trial, fastest, mean, slowest, bytesFromS3, s3Reads, cpuSeconds, cpuUtilisation, sha256Match,
+                nodes, series == null ? null : List.copyOf(series), clock == null ? null : clock.joinedSeconds(),
+                clock == null ? null : clock.leftSeconds());
+    }
 
     static FleetTrial of(int trial, List<FleetNode> nodes, long size, double cpuSeconds, int cores) {
         return of(trial, nodes, size, cpuSeconds, cores, 0);
@@ -34,8 +47,10 @@ record FleetTrial(int trial, Double fastest, Double mean, Double slowest, long b
      *     {@code cpuSeconds} too
      */
     static FleetTrial of(int trial, List<FleetNode> nodes, long size, double cpuSeconds, int cores, double beforeStart) {
-        List<Double> done = nodes.stream().map(FleetNode::seconds).filter(Objects::nonNull).sorted().toList();
-        boolean all = done.size() == nodes.size() && nodes.stream().allMatch(n -> n.error() == null);
+        // A node that left on purpose (--leave) is neither waited for nor checked.
+        List<FleetNode> staying = nodes.stream().filter(n -> !n.leaver()).toList();
+        List<Double> done = staying.stream().map(FleetNode::seconds).filter(Objects::nonNull).sorted().toList();
+        boolean all = done.size() == staying.size() && staying.stream().allMatch(n -> n.error() == null);
         long s3 = nodes.stream().mapToLong(FleetNode::bytesFromS3).sum();
         Double slowest = all && !done.isEmpty() ? done.get(done.size() - 1) : null;
         // CPU is sampled until the processes exit, so it is spread over the time to the last exit where known.
@@ -46,6 +61,6 @@ record FleetTrial(int trial, Double fastest, Double mean, Double slowest, long b
                 done.isEmpty() ? null : SingleCommand.round(done.stream().mapToDouble(d -> d).average().orElseThrow(), 3),
                 slowest, s3, size == 0 ? 0 : SingleCommand.round((double) s3 / size, 3), SingleCommand.round(cpuSeconds, 2),
                 wall <= 0 ? 0 : SingleCommand.round(cpuSeconds / (wall * cores), 3),
-                all && nodes.stream().allMatch(FleetNode::sha256Match), List.copyOf(nodes));
+                all && staying.stream().allMatch(FleetNode::sha256Match), List.copyOf(nodes), null, null, null);
     }
 }

@@ -16,6 +16,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.atomic.AtomicLong;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -36,6 +37,10 @@ final class InProcessFleet implements FleetCommand.FleetLevel {
     private final List<Throttle> downloads = new ArrayList<>();
     private final List<URI> ports = new ArrayList<>();
     private final ScheduledExecutorService timer;
+    /** With join or leave: each node's throughput samples in the last trial of ours, and its start (epoch ms). */
+    private List<List<long[]>> samples = List.of();
+    private long startMillis;
+    private ChurnClock clock;
 
     InProcessFleet(FleetCommand.FleetSpec spec, Testbed testbed, Path dir) throws IOException {
         this.spec = spec;
@@ -81,15 +86,17 @@ final class InProcessFleet implements FleetCommand.FleetLevel {
         JvmCpu used = JvmCpu.now().minus(cpu);
         long[] after = s3Bytes();
         List<FleetNode> counted = new ArrayList<>();
+        Churn churn = spec.churn();
         for (FleetNode n : nodes) {
-            counted.add(n.withBytesFromS3(after[n.node()] - before[n.node()]));
+            counted.add(n.withBytesFromS3(after[n.node()] - before[n.node()]).withRole(churn.role(n.node(), spec.nodes())));
         }
         LOG.info("{} trial {}: fleet CPU {} s (GC {} s, JIT {} s)", contender, trial, used.cpuSeconds(), used.gcSeconds(),
                 used.jitSeconds());
         double processes = counted.stream().map(FleetNode::cpuSeconds).filter(java.util.Objects::nonNull)
                 .mapToDouble(Double::doubleValue).sum();
-        return FleetTrial.of(trial, counted, spec.size(), used.cpuSeconds() + processes,
+        FleetTrial t = FleetTrial.of(trial, counted, spec.size(), used.cpuSeconds() + processes,
                 Runtime.getRuntime().availableProcessors());
+        return churn.any() ? t.withChurn(ThroughputSampler.aggregate(samples, startMillis), clock) : t;
     }
 
     private List<FleetNode> ours(Strategy strategy, int trial) throws IOException, InterruptedException {
@@ -98,14 +105,27 @@ final class InProcessFleet implements FleetCommand.FleetLevel {
                 spec.expectTimeout(), spec.timeout(), null);
         List<String> ids = new ArrayList<>();
         List<PeerLinkShaper> shapers = new ArrayList<>();
+        List<ThroughputSampler> samplers = new ArrayList<>();
+        for (int i = 0; i < spec.nodes(); i++) {
+            samplers.add(new ThroughputSampler());
+        }
+        AtomicLong started = new AtomicLong();
         try {
-            ClusterTrial ct = LocalCluster.run(testbed, options, dir, trial, null, (i, id, base) -> {
+            ClusterTrial ct = LocalCluster.run(testbed, options, dir, trial,
+                    spec.churn().any() ? samplers::get : null, (i, id, base) -> {
                 PeerLinkShaper shaper = new PeerLinkShaper(timer, spec.links().get(i).up(), downloads.get(i));
                 shapers.add(shaper);
                 ids.add(id);
                 LinkEmulation.install(id, shaper::newHandler);
                 return endpointOf(i);
-            });
+            }, strategy.isCluster() ? spec.churn() : Churn.NONE, t0 -> {
+                long[] base = s3Bytes();
+                ChurnClock c = new ChurnClock(spec.churn(), () -> sentSince(base), t0);
+                clock = c;
+                return c;
+            }, started);
+            samples = samplers.stream().map(ThroughputSampler::samples).toList();
+            startMillis = started.get();
             List<FleetNode> nodes = new ArrayList<>();
             for (NodeResult r : ct.nodes()) {
                 nodes.add(fromCluster(r, spec.links().get(r.node())));
@@ -133,6 +153,15 @@ final class InProcessFleet implements FleetCommand.FleetLevel {
         return new FleetNode(r.node(), r.nodeId(), link.describe(), r.seconds(), null, p1, p2, 0, r.bytesFromS3(),
                 r.bytesFromPeers(), r.piecesStolen(), null, null, null, null, r.sha256Match(), r.error(), r.hedges(),
                 r.afterLastPiece());
+    }
+
+    private long sentSince(long[] base) {
+        long[] now = s3Bytes();
+        long sum = 0;
+        for (int i = 0; i < now.length; i++) {
+            sum += now[i] - base[i];
+        }
+        return sum;
     }
 
     private long[] s3Bytes() {

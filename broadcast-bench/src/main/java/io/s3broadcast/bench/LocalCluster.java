@@ -27,6 +27,7 @@ import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.function.IntFunction;
+import java.util.concurrent.atomic.AtomicLong;
 import java.util.stream.Collectors;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -106,6 +107,19 @@ final class LocalCluster {
     /** {@link #run(Testbed, Options, Path, int, IntFunction)}, with {@code setup} (or null) placing each node. */
     static ClusterTrial run(Testbed testbed, Options options, Path workDir, int trial, IntFunction<FetchListener> listeners,
             NodeSetup setup) throws IOException, InterruptedException {
+        return run(testbed, options, workDir, trial, listeners, setup, Churn.NONE, null, new AtomicLong());
+    }
+
+    /**
+     * {@link #run(Testbed, Options, Path, int, IntFunction, NodeSetup)} with nodes that join late or leave mid-run
+     * ({@link Churn}: joiners start when {@code clocks}' clock says, through the S3-prefix registry; leavers close their
+     * {@code Broadcast} when it says). {@code startMillis} is set to the start (epoch ms).
+     *
+     * @param clocks makes the trial's {@link ChurnClock} from the start (epoch ms); null without churn
+     */
+    static ClusterTrial run(Testbed testbed, Options options, Path workDir, int trial, IntFunction<FetchListener> listeners,
+            NodeSetup setup, Churn churn, java.util.function.LongFunction<ChurnClock> clocks, AtomicLong startMillis)
+            throws IOException, InterruptedException {
         int n = options.nodes();
         Path trialDir = Files.createDirectories(workDir.resolve(Converters.name(options.strategy()) + "-" + trial));
         List<FaultProxy> proxies = new ArrayList<>();
@@ -116,6 +130,11 @@ final class LocalCluster {
             byte[] secret = new byte[32];
             new java.security.SecureRandom().nextBytes(secret);
             String registry = "static:" + ports.stream().map(p -> LOOPBACK + ":" + p).collect(Collectors.joining(","));
+            if (churn.join() > 0) {
+                // A static list has every member from the start; a joiner must find the group complete to join late.
+                registry = "s3://" + testbed.bucket() + "/s3b-registry/" + trialDir.getFileName() + "-"
+                        + Long.toHexString(new java.security.SecureRandom().nextLong());
+            }
             List<String> ids = new ArrayList<>();
             List<Path> files = new ArrayList<>();
             for (int i = 0; i < n; i++) {
@@ -144,7 +163,7 @@ final class LocalCluster {
                     builder.registry(registry)
                             .listen(new InetSocketAddress(LOOPBACK, ports.get(i)))
                             .advertisedHost(LOOPBACK)
-                            .expectNodes(n, options.expectTimeout());
+                            .expectNodes(churn.starters(n), options.expectTimeout());
                 }
                 options.tuning().applyTo(builder);
                 broadcasts.add(builder.build());
@@ -158,6 +177,7 @@ final class LocalCluster {
             long[] ended = new long[n];
             FetchHandle[] handles = new FetchHandle[n];
             CountDownLatch startGun = new CountDownLatch(1);
+            ChurnClock[] clock = new ChurnClock[1];
             List<Thread> starters = new ArrayList<>();
             for (int i = 0; i < n; i++) {
                 FetchRequest.Builder request = FetchRequest.builder().bucket(testbed.bucket()).key(testbed.key()).force(true)
@@ -172,10 +192,17 @@ final class LocalCluster {
                 CompletableFuture<CompletedFetch> result = new CompletableFuture<>();
                 // join() on the future whenComplete returns happens after ended[node] is written.
                 futures.add(result.whenComplete((r, e) -> ended[node] = System.nanoTime()));
+                Churn.Role role = churn.role(i, n);
                 Thread starter = new Thread(() -> {
                     try {
                         startGun.await();
+                        if (role == Churn.Role.JOIN) {
+                            ChurnClock.await(clock[0].join());
+                        }
                         handles[node] = broadcast.fetch(built);
+                        if (role == Churn.Role.LEAVE) {
+                            clock[0].leave().thenRun(() -> leaveNow(broadcast));
+                        }
                         handles[node].completionFuture().whenComplete((r, e) -> {
                             if (e != null) {
                                 result.completeExceptionally(e);
@@ -193,16 +220,23 @@ final class LocalCluster {
                 starters.add(starter);
             }
             long start = System.nanoTime();
+            startMillis.set(System.currentTimeMillis());
+            if (clocks != null && churn.any()) {
+                clock[0] = clocks.apply(startMillis.get()).start();
+            }
             startGun.countDown();
             for (Thread starter : starters) {
                 starter.join();
             }
             awaitAll(futures, handles, options.timeout());
+            if (clock[0] != null) {
+                clock[0].stop();
+            }
 
             List<NodeResult> results = new ArrayList<>();
             for (int i = 0; i < n; i++) {
                 results.add(result(i, ids.get(i), options.throttleNode() == i, futures.get(i), start, ended[i],
-                        testbed.sha256()));
+                        testbed.sha256(), handles[i]));
             }
             closeAll(broadcasts);
             broadcasts.clear();
@@ -220,14 +254,16 @@ final class LocalCluster {
     }
 
     private static NodeResult result(int node, String id, boolean throttled, CompletableFuture<CompletedFetch> future,
-            long start, long ended, String sha256) {
+            long start, long ended, String sha256, FetchHandle handle) {
         CompletedFetch done;
         try {
             done = future.join();
         } catch (CompletionException | CancellationException e) {
             Throwable cause = e instanceof CompletionException && e.getCause() != null ? e.getCause() : e;
             LOG.warn("node {} ({}) failed: {}", node, id, cause.toString());
-            return new NodeResult(node, id, throttled, null, null, null, null, null, null, null, false, cause.toString());
+            // What it read from S3 before it failed or left, as its progress says.
+            Long fromS3 = handle == null ? null : handle.progress().bytesFromS3();
+            return new NodeResult(node, id, throttled, null, null, null, null, fromS3, null, null, false, cause.toString());
         }
         boolean match;
         try {
@@ -239,6 +275,13 @@ final class LocalCluster {
                 NodeCommand.seconds(done.duration()), NodeCommand.seconds(done.phase1()), NodeCommand.seconds(done.phase2()),
                 done.bytesFromS3(), done.bytesFromPeers(), done.piecesStolen(), match, null, done.hedges(),
                 AfterLastPiece.of(done));
+    }
+
+    /** Closes {@code broadcast} on a thread of its own: a graceful leave mid-run (close waits for it). */
+    private static void leaveNow(Broadcast broadcast) {
+        Thread t = new Thread(broadcast::close, "leave-node");
+        t.setDaemon(true);
+        t.start();
     }
 
     /** Waits for every fetch; past {@code timeout}, cancels those still running. */

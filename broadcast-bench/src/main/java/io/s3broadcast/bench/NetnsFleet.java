@@ -45,6 +45,12 @@ final class NetnsFleet implements FleetCommand.FleetLevel {
     private Process tracker;
     /** Seconds from the first node process's start to the start signal, in the last JVM trial. */
     private double startUp;
+    /** With join or leave: each node's throughput samples in the last JVM trial, and its start (epoch ms). */
+    private List<List<long[]>> samples = List.of();
+    private long t0Millis;
+    private ChurnClock clock;
+    /** Where to copy the node processes' stdout and stderr, or null. */
+    private Path keepLogs;
 
     private NetnsFleet(FleetCommand.FleetSpec spec, Testbed testbed, Path dir, Namespaces namespaces, FaultProxy proxy,
             Path archiveDir) {
@@ -97,6 +103,12 @@ final class NetnsFleet implements FleetCommand.FleetLevel {
         }
     }
 
+    /** Copies each node's stdout and stderr to {@code dir}/{@code <contender>-<trial>}/ (null: not kept). */
+    NetnsFleet keepLogs(Path dir) {
+        this.keepLogs = dir;
+        return this;
+    }
+
     /** The endpoint every node uses: the proxy on the bridge. */
     Endpoint endpoint() {
         Endpoint e = testbed.endpoint();
@@ -117,16 +129,19 @@ final class NetnsFleet implements FleetCommand.FleetLevel {
                 default -> jvmNodes(Strategy.parse(contender), trialDir);
             };
         } finally {
+            copyLogs(trialDir);
             FleetFiles.deleteTree(trialDir);
         }
         long[] after = s3Bytes();
         List<FleetNode> counted = new ArrayList<>();
         double cpu = 0;
+        Churn churn = spec.churn();
         for (FleetNode n : nodes) {
-            counted.add(n.withBytesFromS3(after[n.node()] - before[n.node()]));
+            counted.add(n.withBytesFromS3(after[n.node()] - before[n.node()]).withRole(churn.role(n.node(), spec.nodes())));
             cpu += n.cpuSeconds() != null ? n.cpuSeconds() : 0;
         }
-        return FleetTrial.of(trial, counted, spec.size(), cpu, Runtime.getRuntime().availableProcessors(), startUp);
+        FleetTrial t = FleetTrial.of(trial, counted, spec.size(), cpu, Runtime.getRuntime().availableProcessors(), startUp);
+        return churn.any() ? t.withChurn(ThroughputSampler.aggregate(samples, t0Millis), clock) : t;
     }
 
     /** A process builder for {@code command} in node {@code node}'s namespace (CPU cgroup applied after start). */
@@ -146,9 +161,15 @@ final class NetnsFleet implements FleetCommand.FleetLevel {
     private List<FleetNode> jvmNodes(Strategy strategy, Path trialDir) throws IOException, InterruptedException {
         int n = spec.nodes();
         boolean cluster = strategy != null && strategy.isCluster();
+        Churn churn = cluster ? spec.churn() : Churn.NONE;
         StringBuilder registry = new StringBuilder("static:");
         for (int i = 0; i < n; i++) {
             registry.append(i == 0 ? "" : ",").append(Namespaces.address(i)).append(':').append(PEER_PORT);
+        }
+        if (churn.join() > 0) {
+            // A static list has every member from the start; a joiner must find the group complete to join late.
+            registry = new StringBuilder("s3://" + testbed.bucket() + "/s3b-registry/" + trialDir.getFileName() + "-"
+                    + HexFormat.of().formatHex(new SecureRandom().generateSeed(4)));
         }
         List<String> archiveFlags = archiveFlags();
         List<Process> processes = new ArrayList<>();
@@ -169,8 +190,14 @@ final class NetnsFleet implements FleetCommand.FleetLevel {
                         String host = Namespaces.address(i);
                         args.addAll(List.of("--registry", registry.toString(), "--listen", host + ":" + PEER_PORT,
                                 "--advertised-host", host, "--node-id", NodeInfo.idFor(host, PEER_PORT),
-                                "--expect", String.valueOf(n), "--expect-timeout",
+                                "--expect", String.valueOf(churn.starters(n)), "--expect-timeout",
                                 spec.expectTimeout().toSeconds() + "s"));
+                        if (churn.any()) {
+                            args.add("--samples");
+                        }
+                        if (churn.role(i, n) == Churn.Role.LEAVE) {
+                            args.add("--leave-on-stdin");
+                        }
                     } else {
                         args.addAll(List.of("--node-id", "flat-" + i));
                     }
@@ -189,13 +216,34 @@ final class NetnsFleet implements FleetCommand.FleetLevel {
             long t0Millis = System.currentTimeMillis();
             long t0 = System.nanoTime();
             startUp = (t0 - launched) / 1e9;
-            for (Process p : processes) {
-                OutputStream in = p.getOutputStream();
-                in.write('\n');
-                in.flush();
+            this.t0Millis = t0Millis;
+            List<Process> joiners = new ArrayList<>();
+            List<Process> leavers = new ArrayList<>();
+            long[] base = s3Bytes();
+            clock = null;
+            for (int i = 0; i < processes.size(); i++) {
+                if (churn.role(i, n) == Churn.Role.JOIN) {
+                    joiners.add(processes.get(i));
+                } else {
+                    signal(processes.get(i));
+                    if (churn.role(i, n) == Churn.Role.LEAVE) {
+                        leavers.add(processes.get(i));
+                    }
+                }
             }
-            return FleetProcesses.awaitAll(processes, t0, spec.timeout(), (i, result) ->
+            if (churn.any()) {
+                ChurnClock c = new ChurnClock(churn, () -> sent(base), t0Millis).start();
+                clock = c;
+                c.join().thenRun(() -> signalAll(joiners));
+                c.leave().thenRun(() -> signalAll(leavers)); // their second line: leave
+            }
+            List<FleetNode> nodes = FleetProcesses.awaitAll(processes, t0, spec.timeout(), (i, result) ->
                     node(i, result, outs.get(i), t0Millis, trialDir.resolve("node-" + i)));
+            samples = churn.any() ? samplesOf(outs) : List.of();
+            if (clock != null) {
+                clock.stop();
+            }
+            return nodes;
         } finally {
             for (Process p : processes) {
                 if (p.isAlive()) {
@@ -204,6 +252,70 @@ final class NetnsFleet implements FleetCommand.FleetLevel {
                 }
             }
         }
+    }
+
+    private void copyLogs(Path trialDir) {
+        if (keepLogs == null || !Files.isDirectory(trialDir)) {
+            return;
+        }
+        try (var nodes = Files.list(trialDir)) {
+            Path to = Files.createDirectories(keepLogs.resolve(trialDir.getFileName()));
+            for (Path node : nodes.filter(Files::isDirectory).toList()) {
+                for (String f : List.of("stdout", "stderr")) {
+                    Path from = node.resolve(f);
+                    if (Files.exists(from)) {
+                        Files.copy(from, to.resolve(node.getFileName() + "." + f),
+                                java.nio.file.StandardCopyOption.REPLACE_EXISTING);
+                    }
+                }
+            }
+        } catch (IOException e) {
+            LOG.warn("cannot keep the node logs of {}: {}", trialDir, e.toString());
+        }
+    }
+
+    /** The start signal: a line on the node's stdin. */
+    private static void signal(Process p) throws IOException {
+        OutputStream in = p.getOutputStream();
+        in.write('\n');
+        in.flush();
+    }
+
+    /** A line on each process's stdin (a start signal, or a leaver's signal to leave); on the churn clock's thread. */
+    private static void signalAll(List<Process> processes) {
+        for (Process p : processes) {
+            try {
+                signal(p);
+            } catch (IOException e) {
+                LOG.warn("could not signal a node: {}", e.toString());
+            }
+        }
+    }
+
+    /** Bytes the proxy has sent to the fleet since {@code base}. */
+    private long sent(long[] base) {
+        long[] now = s3Bytes();
+        long sum = 0;
+        for (int i = 0; i < now.length; i++) {
+            sum += now[i] - base[i];
+        }
+        return sum;
+    }
+
+    /** Each node's throughput samples from its JSON line (none when it printed none). */
+    static List<List<long[]>> samplesOf(List<Path> outs) throws IOException {
+        List<List<long[]>> all = new ArrayList<>();
+        for (Path out : outs) {
+            List<long[]> node = new ArrayList<>();
+            JsonNode json = Json.lastLine(out);
+            if (json != null) {
+                for (JsonNode s : json.path("samples")) {
+                    node.add(new long[] {s.get(0).asLong(), s.get(1).asLong()});
+                }
+            }
+            all.add(node);
+        }
+        return all;
     }
 
     /** The class-data archive's flags for the node JVMs, the archive made by a training run first if needed. */

@@ -3,6 +3,7 @@ package io.s3broadcast.bench;
 import io.s3broadcast.Broadcast;
 import io.s3broadcast.CompletedFetch;
 import io.s3broadcast.FetchAllHandle;
+import io.s3broadcast.FetchHandle;
 import io.s3broadcast.FetchRequest;
 import io.s3broadcast.Strategy;
 import java.io.PrintWriter;
@@ -118,6 +119,24 @@ public final class NodeCommand implements Callable<Integer> {
             description = "stdin: once ready (JVM up, clients built), print READY and wait for a line on stdin before"
                     + " fetching, so a fleet starts every node at one signal.")
     String startSignal;
+
+    @Option(names = "--leave-after", paramLabel = "DURATION", converter = Converters.DurationConverter.class,
+            description = "Leave the broadcast this long after the fetch started: close the Broadcast (a graceful"
+                    + " leave: unfinished works handed to peers, GOODBYE). The JSON line's error is then 'left'.")
+    Duration leaveAfter;
+
+    @Option(names = "--leave-on-stdin", negatable = false,
+            description = "With --start-signal stdin: leave the broadcast (close the Broadcast, as --leave-after) when a"
+                    + " second line arrives on stdin: how fleet --leave makes a node leave.")
+    boolean leaveOnStdin;
+
+    /** Stdin, once the start signal was read from it. */
+    private java.io.BufferedReader stdinReader;
+
+    @Option(names = "--samples", negatable = false,
+            description = "Put the bytes of completed pieces per 250 ms of the wall clock in the JSON line (samples),"
+                    + " for fleet's throughput time series.")
+    boolean samples;
 
     @Option(names = "--trials", defaultValue = "1", paramLabel = "T",
             description = "Repeat the broadcast T times per strategy, in lock-step with the other nodes: each (trial,"
@@ -235,9 +254,23 @@ public final class NodeCommand implements Callable<Integer> {
             NodeReport report;
             long ready = System.currentTimeMillis();
             long start = awaitStartSignal(stdout);
+            ThroughputSampler sampler = samples ? new ThroughputSampler() : null;
+            FetchRequest.Builder request = FetchRequest.builder().bucket(bucket).key(key).force(true)
+                    .destination(dir.resolve(fileName(key)));
+            if (sampler != null) {
+                request.addListener(sampler);
+            }
+            FetchHandle handle = null;
+            java.util.concurrent.atomic.AtomicBoolean left = new java.util.concurrent.atomic.AtomicBoolean();
             try {
-                CompletedFetch done = broadcast.fetch(FetchRequest.builder().bucket(bucket).key(key).force(true)
-                        .destination(dir.resolve(fileName(key))).build()).join();
+                handle = broadcast.fetch(request.build());
+                if (leaveAfter != null) {
+                    leaveLater(broadcast, leaveAfter, left);
+                }
+                if (leaveOnStdin && stdinReader != null) {
+                    leaveOnLine(broadcast, stdinReader, left);
+                }
+                CompletedFetch done = handle.join();
                 long doneAt = System.currentTimeMillis();
                 String sha256 = noSha256 ? null : Sha256.of(done.path());
                 report = new NodeReport("node", id, done.strategy().name(), registry, listenText, bucket, key,
@@ -245,16 +278,22 @@ public final class NodeCommand implements Callable<Integer> {
                         done.bytesFromPeers(), seconds(done.duration()), seconds(done.phase1()), seconds(done.phase2()),
                         done.piecesStolen(), SingleCommand.round(done.megabytesPerSecond(), 2), done.checksumVerified(),
                         done.piecesRepaired(), done.bannedPeers(), tuning.describe(), null, Machine.current(loadBefore),
-                        process("ours", ready, start, doneAt), done.hedges(), AfterLastPiece.of(done));
+                        process("ours", ready, start, doneAt), done.hedges(), AfterLastPiece.of(done),
+                        sampler == null ? null : sampler.samples());
                 print(stdout, report);
             } catch (RuntimeException e) {
                 // join() throws a CompletionException wrapping the fetch's BroadcastException, or a CancellationException.
                 Throwable cause = e instanceof CompletionException && e.getCause() != null ? e.getCause() : e;
-                LOG.error("node {}: the fetch of s3://{}/{} failed", id, bucket, key, cause);
+                if (left.get()) {
+                    LOG.info("node {}: left the broadcast of s3://{}/{}", id, bucket, key);
+                } else {
+                    LOG.error("node {}: the fetch of s3://{}/{} failed", id, bucket, key, cause);
+                }
+                Long fromS3 = handle == null ? null : handle.progress().bytesFromS3();
                 report = new NodeReport("node", id, strategy != null ? strategy.name() : null, registry, listenText,
-                        bucket, key, null, null, null, null, null, null, null, null, null, null, null, null, null, null, null,
-                        tuning.describe(), String.valueOf(cause), Machine.current(loadBefore),
-                        process("ours", ready, start, null));
+                        bucket, key, null, null, null, null, null, fromS3, null, null, null, null, null, null, null, null,
+                        null, tuning.describe(), left.get() ? "left" : String.valueOf(cause), Machine.current(loadBefore),
+                        process("ours", ready, start, null), null, null, sampler == null ? null : sampler.samples());
             }
             stdout.println(Json.line(report));
             stdout.flush();
@@ -352,6 +391,39 @@ public final class NodeCommand implements Callable<Integer> {
         }
     }
 
+    /** Closes {@code broadcast} {@code after} from now on a thread of its own (a graceful leave), marking {@code left}. */
+    private static void leaveLater(Broadcast broadcast, Duration after, java.util.concurrent.atomic.AtomicBoolean left) {
+        Thread t = new Thread(() -> {
+            try {
+                Thread.sleep(after.toMillis()); // the bench's own clock: leave at this time
+            } catch (InterruptedException e) {
+                return;
+            }
+            left.set(true);
+            broadcast.close();
+        }, "leave-after");
+        t.setDaemon(true);
+        t.start();
+    }
+
+    /** Closes {@code broadcast} when a line arrives on {@code in} (a graceful leave), marking {@code left}. */
+    private static void leaveOnLine(Broadcast broadcast, java.io.BufferedReader in,
+            java.util.concurrent.atomic.AtomicBoolean left) {
+        Thread t = new Thread(() -> {
+            try {
+                if (in.readLine() == null) {
+                    return; // stdin closed: the fleet is done with this node
+                }
+            } catch (java.io.IOException e) {
+                return;
+            }
+            left.set(true);
+            broadcast.close();
+        }, "leave-on-stdin");
+        t.setDaemon(true);
+        t.start();
+    }
+
     /** With {@code --start-signal stdin}: prints READY, waits for a line on stdin; returns when it came (epoch ms). */
     private long awaitStartSignal(PrintWriter stdout) throws java.io.IOException {
         if (startSignal == null) {
@@ -367,6 +439,7 @@ public final class NodeCommand implements Callable<Integer> {
         if (in.readLine() == null) {
             throw new java.io.EOFException("stdin closed before the start signal");
         }
+        stdinReader = in;
         return System.currentTimeMillis();
     }
 

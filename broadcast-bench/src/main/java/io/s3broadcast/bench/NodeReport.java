@@ -36,11 +36,13 @@ import java.util.Map;
  * @param process when it started and finished on the wall clock and what its JVM spent (for fleets)
  * @param hedges S3 reads whose unreceived tail went to a new GET ({@code CompletedFetch.hedges}), or null
  * @param afterLastPiece the time from the last piece to the file in place, in its parts (null when the fetch failed)
+ * @param samples with {@code --samples}: {@code [epoch millis of a 250 ms bucket, bytes of completed pieces at its
+ *     end]} per bucket in which pieces completed; else null
  */
 @JsonPropertyOrder({"command", "nodeId", "strategy", "registry", "listen", "bucket", "key", "eTag", "versionId", "path", "size",
         "sha256", "bytesFromS3", "bytesFromPeers", "seconds", "phase1Seconds", "phase2Seconds", "piecesStolen", "rate",
         "checksumVerified", "piecesRepaired", "bannedPeers", "settings", "error", "machine", "process", "hedges",
-        "afterLastPiece"})
+        "afterLastPiece", "samples"})
 record NodeReport(
         String command,
         String nodeId,
@@ -69,7 +71,19 @@ record NodeReport(
         Machine machine,
         NodeProcess process,
         Integer hedges,
-        AfterLastPiece afterLastPiece) {
+        AfterLastPiece afterLastPiece,
+        List<long[]> samples) {
+
+    /** A report without {@link #samples}. */
+    NodeReport(String command, String nodeId, String strategy, String registry, String listen, String bucket, String key,
+            String eTag, String versionId, String path, Long size, String sha256, Long bytesFromS3, Long bytesFromPeers,
+            Double seconds, Double phase1Seconds, Double phase2Seconds, Integer piecesStolen, Double rate,
+            Boolean checksumVerified, Integer piecesRepaired, List<String> bannedPeers, Map<String, Object> settings,
+            String error, Machine machine, NodeProcess process, Integer hedges, AfterLastPiece afterLastPiece) {
+        this(command, nodeId, strategy, registry, listen, bucket, key, eTag, versionId, path, size, sha256, bytesFromS3,
+                bytesFromPeers, seconds, phase1Seconds, phase2Seconds, piecesStolen, rate, checksumVerified, piecesRepaired,
+                bannedPeers, settings, error, machine, process, hedges, afterLastPiece, null);
+    }
 
     /** A report without {@link #hedges} and {@link #afterLastPiece}. */
     NodeReport(String command, String nodeId, String strategy, String registry, String listen, String bucket, String key,
@@ -79,7 +93,7 @@ record NodeReport(
             String error, Machine machine, NodeProcess process) {
         this(command, nodeId, strategy, registry, listen, bucket, key, eTag, versionId, path, size, sha256, bytesFromS3,
                 bytesFromPeers, seconds, phase1Seconds, phase2Seconds, piecesStolen, rate, checksumVerified, piecesRepaired,
-                bannedPeers, settings, error, machine, process, null, null);
+                bannedPeers, settings, error, machine, process, null, null, null);
     }
 
     /**

@@ -9,7 +9,8 @@ public interface ClusterRun {
 
     /**
      * Completes when every piece is in the store (each checked against its CRC32C), with this node's
-     * numbers; or exceptionally. Cancelling it stops the run.
+     * numbers; or exceptionally. Cancelling it stops the run: before the node is complete, gracefully (it hands its
+     * unfinished works to its peers and says goodbye first; {@link #finished()} completes after that, within seconds).
      */
     CompletableFuture<Outcome> completion();
 

@@ -103,8 +103,26 @@ final class Connections implements GroupRouter.Target {
                         c.banned.add(p.id); // it banned us (or we broke the protocol): neither side wants this again
                     } else if (g.reason() == Goodbye.Reason.TOO_MANY_CONNECTIONS) {
                         c.dialer.refused(p.id); // it has its overlay: dial someone else
+                    } else if (g.reason() == Goodbye.Reason.NORMAL) {
+                        leftTheRun(p, g.detail());
                     }
                 });
+    }
+
+    /**
+     * {@code p} said {@code GOODBYE(NORMAL)}: it leaves the run (done, or stopped before it was done), so it is no
+     * member any more for this node, whatever the registry shows until its next poll: it is not dialled again, the
+     * bounded overlay's orphan rule does not count it, and what it left unfinished falls to the orphan rule.
+     */
+    private void leftTheRun(Peer p, String detail) {
+        p.left = true;
+        NodeInfo node = c.membership.get(p.id);
+        if (node != null) {
+            c.membership.left(node);
+        }
+        if (!p.done) {
+            LOG.info("{}: {} leaves the run before it is done ({})", run.self(), p.id, detail);
+        }
     }
 
     /** Follows the registry's joins and leaves from now on (it first hears the current members). */
@@ -174,6 +192,8 @@ final class Connections implements GroupRouter.Target {
         c.dialer.handshaken(h.dialed);
         if (run.closing()) {
             h.ctx.close();
+        } else if (run.leaving()) {
+            h.goodbye(Goodbye.Reason.NORMAL, "left");
         } else if (c.banned.contains(id)) {
             h.goodbye(c.banned.isLiar(id) ? Goodbye.Reason.BAD_PIECE : Goodbye.Reason.PROTOCOL_ERROR, "banned");
         } else if (peers.containsKey(id)) {
@@ -220,7 +240,7 @@ final class Connections implements GroupRouter.Target {
             return; // finish() told the listener
         }
         listener.peerDisconnected(id);
-        if (!p.done && !c.dialer.refusedBy(id)) {
+        if (!p.done && !p.left && !c.dialer.refusedBy(id)) {
             LOG.info("{}: lost {} before it was done; its requests go elsewhere", run.self(), id);
         }
         // phase1.peerLeft abandoned a request outstanding to it; pump asks the scheduler again.

@@ -14,7 +14,8 @@ import java.util.function.BooleanSupplier;
  * peer only against a digest a member vouched for (docs/protocol.md, Integrity), and the member that read it from
  * S3 may be several hops away. Each {@code DIGESTS} list this node took (its MAC checked against its origin), from
  * the origin or passed on, goes unchanged to its other peers once ({@link RelayedDigests}), and to peers that
- * connect later. In a full mesh every node hears every origin itself: nothing is passed on. On the run's loop only.
+ * connect later. In a full mesh every node hears every origin itself: nothing is passed on, except to a peer that
+ * connects later (a node joining mid-run), which hears every list kept. On the run's loop only.
  */
 final class DigestRelay {
 
@@ -52,11 +53,13 @@ final class DigestRelay {
         }
     }
 
-    /** A new peer {@code id} hears every list kept so far (its own excepted); the caller flushes. */
+    /**
+     * A new peer {@code id} hears every list kept so far (its own excepted), in a full mesh too: a node that joins
+     * mid-run may never be connected to the origin of a piece (the origin left, or finished and stopped lingering
+     * before it dialled the newcomer), and without a vouch it would read that piece from S3 again. At most one
+     * 32-byte digest per piece and origin; nothing is kept yet when the group first connects. The caller flushes.
+     */
     void greet(PeerLink link, String id) {
-        if (!bounded.getAsBoolean()) {
-            return;
-        }
         for (Vouch v : kept) {
             send(link, id, v);
         }

@@ -23,6 +23,8 @@ final class Membership {
     private final long connectGraceNanos;
     private final Map<String, NodeInfo> members = new TreeMap<>();
     private final Map<String, Long> pendingSince = new HashMap<>();
+    /** Members that left (the registry's leave, or a {@code GOODBYE}): their word taken while members still counts. */
+    private final java.util.Set<String> former = new java.util.HashSet<>();
     private final Map<String, NodeInfo> membersView = Collections.unmodifiableMap(members);
     private final Map<String, Long> pendingView = Collections.unmodifiableMap(pendingSince);
 
@@ -58,6 +60,7 @@ final class Membership {
         if (members.containsKey(node.nodeId())) {
             return false;
         }
+        former.remove(node.nodeId());
         members.put(node.nodeId(), node);
         if (!connected) {
             pendingSince.put(node.nodeId(), ticker.read());
@@ -65,10 +68,21 @@ final class Membership {
         return true;
     }
 
-    /** {@code node} left the registry. */
+    /** {@code node} left the registry, or said it leaves the run. */
     void left(NodeInfo node) {
-        members.remove(node.nodeId());
+        if (members.remove(node.nodeId()) != null) {
+            former.add(node.nodeId());
+        }
         pendingSince.remove(node.nodeId());
+    }
+
+    /**
+     * Whether {@code id}'s word (a vouch for a piece it read from S3) counts: it is a member, or it was one and left.
+     * A node that left gracefully hands its share on, and the pieces it read and vouched for stay acceptable from
+     * whoever took them, so they are not read from S3 again; a stranger that was never a member still does not count.
+     */
+    boolean trusted(String id) {
+        return members.containsKey(id) || former.contains(id);
     }
 
     /** A connection to {@code id} is up: it is no longer waited for. */

@@ -43,6 +43,11 @@ final class NodeRun implements ClusterRun, GroupJoin.Run {
     /** A member that has not connected for this long counts as gone (its share falls to the orphan rule). */
     static final long CONNECT_GRACE_NANOS = TimeUnit.SECONDS.toNanos(5);
     static final long HOUSEKEEPING_MILLIS = 100;
+    /**
+     * A node that leaves mid-run (its fetch cancelled, its {@code Broadcast} closed) gives thieves this long to take
+     * its unfinished works before it releases the rest to its peers' orphan rule ({@link Leaving} says when it goes).
+     */
+    static final long LEAVE_GRACE_MILLIS = 2_000;
 
     private final PeerCluster cluster;
     private final ClusterConfig config;
@@ -64,6 +69,7 @@ final class NodeRun implements ClusterRun, GroupJoin.Run {
     // Run loop only.
     private boolean begun;
     private boolean complete;
+    private Leaving leaving;
     private long bytesFromPeers;
     private ScheduledFuture<?> housekeeping;
 
@@ -78,7 +84,9 @@ final class NodeRun implements ClusterRun, GroupJoin.Run {
         this.startNanos = ticker.read();
         this.c = new RunParts(this, cluster, task, loop, peers, exchangedWith);
         completion.whenComplete((o, e) -> {
-            if (e != null) {
+            if (e instanceof CancellationException) {
+                execute(this::leave); // the fetch was cancelled or the Broadcast closed: a graceful leave
+            } else if (e != null) {
                 execute(this::finish);
             }
         });
@@ -113,6 +121,11 @@ final class NodeRun implements ClusterRun, GroupJoin.Run {
 
     boolean isComplete() {
         return complete;
+    }
+
+    /** Whether this node leaves the run: it hands its works on, serves, and asks for nothing ({@link #leave}). */
+    boolean leaving() {
+        return leaving != null;
     }
 
     /** Runs {@code action} on the run's loop; what it throws fails the run. */
@@ -227,6 +240,10 @@ final class NodeRun implements ClusterRun, GroupJoin.Run {
         if (closing) {
             return;
         }
+        if (leaving != null) {
+            checkLeft();
+            return;
+        }
         c.membership.expirePending();
         c.dialer.fill();
         if (complete) {
@@ -240,7 +257,7 @@ final class NodeRun implements ClusterRun, GroupJoin.Run {
 
     /** Every piece is stored and checked: completes {@link #completion()} and starts lingering. */
     void complete() {
-        if (complete) {
+        if (complete || leaving != null) {
             return;
         }
         complete = true;
@@ -260,6 +277,44 @@ final class NodeRun implements ClusterRun, GroupJoin.Run {
     void checkLingerEnd() {
         if (!closing) {
             c.linger.check();
+        }
+    }
+
+    /**
+     * The fetch was cancelled (by the application, or by {@code Broadcast.close}) before this node was complete: a
+     * graceful leave. The node stops reading S3 and requesting pieces, hands its unfinished works to its peers
+     * through phase 1's give-away path ({@link ShareFetcher#leave}: thieves for {@link #LEAVE_GRACE_MILLIS}, then
+     * {@code WORKS_LEFT(0)} so that the rest falls to the peers' orphan rule), keeps serving meanwhile, the pieces
+     * only it holds first (peers pick the rarest), until every piece it holds is held by a peer too or {@link
+     * Leaving#LIMIT_NANOS} passed, and then finishes: {@code GOODBYE(NORMAL)}, which tells peers it left the run, and
+     * the registry. Before its share was
+     * fixed, after it completed, or with no peer, it finishes at once.
+     */
+    private void leave() {
+        if (closing || leaving != null) {
+            return;
+        }
+        if (!begun || complete || peers.isEmpty()) {
+            finish();
+            return;
+        }
+        leaving = new Leaving(ticker);
+        LOG.info("{} leaves {} before it is complete: its unfinished works go to its {} peers first", self, group,
+                peers.size());
+        c.phase1.leave(LEAVE_GRACE_MILLIS);
+        checkLeft();
+    }
+
+    /** Leaving: finishes when {@link Leaving} says it may go. */
+    private void checkLeft() {
+        if (leaving == null || closing) {
+            return;
+        }
+        int only = leaving.mayGo(c.phase1.handedOff(), task.store().bitfield(), peers.values());
+        if (only >= 0) {
+            LOG.info("{}: leaves after {} ms{}", self, leaving.elapsedMillis(),
+                    only > 0 ? "; " + only + " pieces no peer took from it yet will be read from S3 again" : "");
+            finish();
         }
     }
 
@@ -283,7 +338,7 @@ final class NodeRun implements ClusterRun, GroupJoin.Run {
         c.phase1.close();
         c.stored.close();
         cluster.router().unregister(group.hash(), c.connections);
-        CompletableFuture<Void> channelsClosed = c.channels.closeAll(complete ? "done" : "stopped");
+        CompletableFuture<Void> channelsClosed = c.channels.closeAll(complete ? "done" : leaving != null ? "left" : "stopped");
         peers.clear();
         channelsClosed.whenComplete((v, e) -> {
             try {

@@ -15,6 +15,8 @@ final class Peer {
     boolean amInterested;
     boolean peerInterested;
     boolean done;
+    /** The peer said {@code GOODBYE(NORMAL)}: it leaves the run and is not dialled again. */
+    boolean left;
     /** Last {@code WORKS_LEFT}, or -1 before the first. */
     int worksLeft = -1;
     /** Pieces requested from this peer and not answered: a {@code PIECE} for any other is dropped unread. */

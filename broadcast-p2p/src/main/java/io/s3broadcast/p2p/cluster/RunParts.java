@@ -73,7 +73,6 @@ final class RunParts {
         store.keepDigests();
         registry = new RegistrySession(cluster.timer());
         membership = new Membership(config.ticker(), NodeRun.CONNECT_GRACE_NANOS, config.overlayPeers(), peers::size);
-        Map<String, ?> members = membership.members();
         banned = new BanList(NodeRun.BAN_THRESHOLD, run::self, (id, reason, why) -> {
             cluster.bans().banned(run.self(), id);
             Peer p = peers.get(id);
@@ -83,10 +82,10 @@ final class RunParts {
         });
         disputes = new Disputes(run::self, run.group().toString(), store, vouches, this::expected, banned,
                 pieces -> SourceCheck.fetch(task, pieces), run::execute, cluster.disk(), disputesRun(run, task));
-        digests = new DigestExchange(store, vouches, members::containsKey, serving,
+        digests = new DigestExchange(store, vouches, membership::trusted, serving,
                 (first, d) -> run.pipeline().signDigests(first, d), (d, peer) -> run.pipeline().verify(d, peer), disputes);
         relay = new DigestRelay(peers, membership::bounded);
-        receiver = new PieceReceiver(run::self, store, this::expected, vouches, members::containsKey, banned,
+        receiver = new PieceReceiver(run::self, store, this::expected, vouches, membership::trusted, banned,
                 disputes, cluster.disk(), run::execute, receiverRun(run, peers));
         Repairs.Sampler sampler = samples -> SpotCheck.run(samples, task.source(), task.object(), store, cluster.disk(),
                 task.listener());
@@ -95,9 +94,9 @@ final class RunParts {
         phase1 = new ShareFetcher(config.nodeId(), plan, pieceCount, new Random(seed(config.nodeId(), 1)),
                 phaseOneRun(run, peers), (queue, reads) -> task.source().fetch(task.object(), queue, store, s3Listener,
                 reads), run::execute, loop, config.ticker());
-        arrivals = new ArrivalChecks(run::self, store.layout(), vouches, disputes, members::size,
+        arrivals = new ArrivalChecks(run::self, store.layout(), vouches, disputes, () -> membership.members().size(),
                 () -> piecesToCome(store, phase1), new SecureRandom(), sampler, run::execute, task.spotCheckBudget());
-        repairs = new Repairs(run::self, store.layout(), vouches, disputes, members::size, SecureRandom::new, sampler,
+        repairs = new Repairs(run::self, store.layout(), vouches, disputes, () -> membership.members().size(), SecureRandom::new, sampler,
                 arrivals, run::execute);
         requests = RequestScheduler.builder(pieceCount)
                 .have(store.bitfield())
@@ -121,7 +120,8 @@ final class RunParts {
                 .random(new Random(seed(config.nodeId(), 3)))
                 .build();
         exchange = new PieceExchange(peers, requests, config.ticker(), config.limits().requestTimeout(),
-                () -> !run.closing() && !run.isComplete() && phase1.phase2Allowed(), () -> !run.isComplete(),
+                () -> !run.closing() && !run.leaving() && !run.isComplete() && phase1.phase2Allowed(),
+                () -> !run.isComplete() && !run.leaving(),
                 piece -> expected(piece) != null, banned::misbehaved, run::self);
         chokeDriver = new ChokeDriver(choke, peers, loop, config.unchokeSlots());
         linger = new Linger(peers, loop, config.linger(), membership::anyPending, run::finish);
@@ -135,7 +135,7 @@ final class RunParts {
                                 run.execute(failed);
                             }
                         }),
-                run::closing, run::isComplete, () -> run.isComplete() && linger.allPeersDone(),
+                () -> run.closing() || run.leaving(), run::isComplete, () -> run.isComplete() && linger.allPeersDone(),
                 new Dialer.Shape(config.overlayPeers(), config.acceptPeers(), new Random(seed(config.nodeId(), 4)),
                         config.ticker(), NodeRun.CONNECT_GRACE_NANOS));
         orphans = new OrphanRule(run::self, pieceCount, peers, membership, config.ticker(), phase1::overEverywhere,

@@ -103,8 +103,10 @@ final class ShareFetcher {
     private boolean phase2Started;
     private int advertisedWorks = -1;
     private long phase1EndNanos = -1;
-    /** Why this node gave up S3; null while it reads S3. */
+    /** Why this node gave up S3 (S3 failed it, or it leaves the run); null while it reads S3. */
     private Throwable lostS3;
+    /** This node leaves the run ({@link #leave}): it hands its works on and takes nothing more. */
+    private boolean leaving;
     /** Ticker nanos of the last byte from S3 (written by the S3 connections). */
     private volatile long lastS3Progress;
     private boolean stallWatched;
@@ -269,8 +271,12 @@ final class ShareFetcher {
         lostS3 = cause;
         List<PieceRun> rest = workList.releaseAll();
         int pieces = rest.stream().mapToInt(PieceRun::count).sum();
-        LOG.warn("{}: S3 failed this node ({}); its {} unfinished pieces go to its peers, and it takes what it "
-                + "lacks from them", self, cause.toString(), pieces);
+        if (leaving) {
+            LOG.info("{}: leaves the run; its {} unfinished pieces go to its peers", self, pieces);
+        } else {
+            LOG.warn("{}: S3 failed this node ({}); its {} unfinished pieces go to its peers, and it takes what it "
+                    + "lacks from them", self, cause.toString(), pieces);
+        }
         if (plan.givesWork() && !rest.isEmpty()) {
             List<PieceRun> single = new ArrayList<>(pieces);
             for (PieceRun r : rest) {
@@ -309,6 +315,50 @@ final class ShareFetcher {
     /** Whether this node gave up S3 and takes everything from peers. */
     boolean lostS3() {
         return lostS3 != null;
+    }
+
+    /**
+     * This node leaves the run (its fetch was cancelled, its {@code Broadcast} closed): it stops reading S3 and
+     * hands its unfinished works to its peers the way a node that S3 failed does ({@link #giveUpS3}): re-cut into
+     * one-piece works for thieves when the plan gives works, and what no thief took within {@code graceMillis}
+     * (everything, with a plan that gives none) released with {@code WORKS_LEFT(0)} to the peers' orphan rule.
+     * Orphans are no longer taken. {@link #handedOff()} tells when nothing is left to hand on.
+     */
+    void leave(long graceMillis) {
+        if (!begun || closed || leaving) {
+            return;
+        }
+        leaving = true;
+        CompletableFuture<Void> f = fetch;
+        if (lostS3 == null) {
+            BroadcastException why = new BroadcastException("this node leaves the run");
+            if (f != null) {
+                // Its completion (queued on the loop, never run inline) puts what was in flight back and gives up S3.
+                lostS3 = why;
+                f.cancel(true);
+            } else {
+                giveUpS3(why);
+            }
+        }
+        timer.schedule(() -> {
+            if (closed || workList.isEmpty()) {
+                return;
+            }
+            List<PieceRun> left = workList.releaseAll();
+            LOG.info("{}: leaving; no peer asked for {} works within {} ms: released to the orphan rule", self,
+                    left.size(), graceMillis);
+            advertiseWorks();
+        }, graceMillis, TimeUnit.MILLISECONDS);
+    }
+
+    /** Whether this node leaves the run ({@link #leave}). */
+    boolean leaving() {
+        return leaving;
+    }
+
+    /** Leaving, nothing is left to hand on: no fetch in flight and the work list empty (given or released). */
+    boolean handedOff() {
+        return leaving && fetch == null && workList.isEmpty();
     }
 
     /** Tells peers how many works this node has left when it changed. */
@@ -373,7 +423,7 @@ final class ShareFetcher {
 
     /** Orphaned pieces this node is to fetch: appended, advertised and fetched. */
     void take(List<PieceRun> works) {
-        if (works.isEmpty()) {
+        if (works.isEmpty() || leaving) {
             return;
         }
         if (lostS3 != null) {

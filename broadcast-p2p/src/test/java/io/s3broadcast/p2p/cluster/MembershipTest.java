@@ -33,6 +33,17 @@ class MembershipTest {
     }
 
     @Test
+    void aMemberThatLeftIsNoMemberButItsWordStillCountsUnlikeAStrangers() {
+        membership.joined(node("b"), true);
+        membership.left(node("b"));
+        assertFalse(membership.isMember("b"));
+        assertTrue(membership.trusted("b"), "its vouches for pieces it read stay good");
+        assertFalse(membership.trusted("stranger"));
+        membership.left(node("stranger")); // a leave of a node never seen makes it no former member
+        assertFalse(membership.trusted("stranger"));
+    }
+
+    @Test
     void aMemberAlreadyConnectedIsNotWaitedFor() {
         assertTrue(membership.joined(node("b"), true));
         assertFalse(membership.anyPending());

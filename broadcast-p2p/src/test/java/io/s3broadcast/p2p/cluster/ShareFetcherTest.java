@@ -364,6 +364,67 @@ class ShareFetcherTest {
         assertThat(run.failure).isNull();
     }
 
+    @Test
+    void aLeavingNodeStopsReadingS3AndHandsItsUnfinishedWorksToThievesThenReleasesTheRest() {
+        run.peers.add("b");
+        ShareFetcher f = fetcher(Strategy.STEAL);
+        f.begin(share(1), SIZING, new Bitfield(PIECES));
+        CompletableFuture<Void> fetch = s3.last;
+        s3.poll(f, 2); // pieces 8 and 9 in flight
+        f.pieceStored(8, true);
+        f.leave(2_000);
+        assertThat(fetch).isCancelled();
+        assertThat(f.handedOff()).isFalse();
+        time.runPending();
+        // Piece 9 was in flight: it is handed on with the unstarted ones, as seven one-piece works.
+        assertThat(run.last("b")).isEqualTo(new WorksLeft(7));
+        f.giveWorkRequested("b", 1, 100);
+        GiveWorkResponse given = (GiveWorkResponse) run.sent("b").get(run.sent("b").size() - 2);
+        assertThat(given.works()).containsExactlyElementsOf(Shares.cut(12, 16, 1));
+        assertThat(f.worksLeft()).isEqualTo(3);
+        // Whatever no thief took within the grace goes to the peers' orphan rule.
+        time.advance(Duration.ofMillis(1_999));
+        assertThat(f.worksLeft()).isEqualTo(3);
+        time.advance(Duration.ofMillis(1));
+        assertThat(f.worksLeft()).isZero();
+        assertThat(run.last("b")).isEqualTo(new WorksLeft(0));
+        assertThat(f.handedOff()).isTrue();
+        // It reads nothing more from S3, takes no orphans, and does not fail.
+        f.take(List.of(new PieceRun(20, 22)));
+        f.pump();
+        assertThat(f.worksLeft()).isZero();
+        assertThat(s3.reads).hasSize(1);
+        assertThat(run.failure).isNull();
+    }
+
+    @Test
+    void aLeavingNodeWhosePlanGivesNoWorkReleasesItsShareAtOnce() {
+        run.peers.add("b");
+        ShareFetcher f = fetcher(Strategy.NON_STEAL);
+        f.begin(share(1), SIZING, new Bitfield(PIECES));
+        f.leave(2_000);
+        time.runPending();
+        assertThat(f.handedOff()).isTrue();
+        assertThat(run.last("b")).isEqualTo(new WorksLeft(0));
+        assertThat(run.failure).isNull();
+    }
+
+    @Test
+    void aLeavingNodeWithNothingInFlightHandsOnAtOnceAndALeaveBeforeTheShareDoesNothing() {
+        run.peers.add("b");
+        ShareFetcher before = fetcher(Strategy.STEAL);
+        before.leave(2_000);
+        assertThat(before.leaving()).isFalse();
+
+        ShareFetcher f = fetcher(Strategy.OVERLAP);
+        f.begin(share(1), SIZING, new Bitfield(PIECES));
+        s3.readAll(f);
+        s3.complete(time);
+        f.leave(2_000);
+        assertThat(f.handedOff()).isTrue();
+        assertThat(s3.reads).hasSize(1);
+    }
+
     /** Node 1's share begun with peer b connected, its fetch failed past retries with {@code message}. */
     private ShareFetcher failedWithPeerB(Strategy strategy, String message) {
         run.peers.add("b");
