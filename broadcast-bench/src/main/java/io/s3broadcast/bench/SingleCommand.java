@@ -129,6 +129,17 @@ final class SingleCommand implements Callable<Integer> {
                     + " seconds are the fetch as the node timed it; the process's time and CPU are shown beside.")
     boolean freshJvm;
 
+    @Option(names = "--node-jvm-option", paramLabel = "OPTION",
+            description = "With --fresh-jvm: one more option for the node JVMs, after their flags and class-data"
+                    + " archive (repeatable), e.g. -XX:StartFlightRecording=filename=/tmp/node-%%p.jfr or"
+                    + " -Xlog:class+load:file=/tmp/node-%%p.log, to see where a first fetch's time goes.")
+    List<String> nodeJvmOptions = new ArrayList<>();
+
+    @Option(names = "--node-log-dir", paramLabel = "DIR",
+            description = "With --fresh-jvm: keep each node JVM's stdout and stderr in DIR (as <file>.stdout and"
+                    + " <file>.stderr) instead of deleting them.")
+    Path nodeLogDir;
+
     @Mixin
     ClassDataOptions cds = new ClassDataOptions();
 
@@ -187,6 +198,9 @@ final class SingleCommand implements Callable<Integer> {
         }
         if (httpClient != null && !List.of("netty", "crt").contains(httpClient.toLowerCase(Locale.ROOT))) {
             throw new ParameterException(spec.commandLine(), "--http-client must be netty or crt, was " + httpClient);
+        }
+        if (!freshJvm && (!nodeJvmOptions.isEmpty() || nodeLogDir != null)) {
+            throw new ParameterException(spec.commandLine(), "--node-jvm-option and --node-log-dir are for --fresh-jvm");
         }
         if (methods != null) {
             for (String m : methods) {
@@ -312,7 +326,7 @@ final class SingleCommand implements Callable<Integer> {
         Endpoint endpoint = testbed.endpoint();
         return switch (name) {
             case BroadcastMethod.NAME -> freshJvm ? new NodeJvmMethod(endpoint, tuning, archiveFlags(testbed, dir),
-                    PROCESS_TIMEOUT) : new BroadcastMethod(endpoint, tuning, dir);
+                    nodeJvmOptions, nodeLogDir, PROCESS_TIMEOUT) : new BroadcastMethod(endpoint, tuning, dir);
             case TransferManagerMethod.NAME -> new TransferManagerMethod(endpoint, tuning);
             case GetObjectMethod.NAME -> new GetObjectMethod(endpoint);
             case Aria2Method.NAME -> new Aria2Method(endpoint, tuning.connections() != null ? tuning.connections() : 16,

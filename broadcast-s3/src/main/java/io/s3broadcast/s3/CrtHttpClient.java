@@ -5,15 +5,16 @@ import software.amazon.awssdk.http.async.SdkAsyncHttpClient;
 import software.amazon.awssdk.http.crt.AwsCrtAsyncHttpClient;
 
 /**
- * The AWS CRT HTTP client for {@code httpClient=crt}. {@code aws-crt-client} and {@code aws-crt} are optional
- * dependencies, so this class is loaded only when asked for, and says what to add when they are missing.
+ * The AWS CRT HTTP client for {@code httpClient=crt} (and {@code auto} when {@link CrtLoads} says it loads).
+ * {@code aws-crt-client} and {@code aws-crt} are optional dependencies, so this class is loaded only when asked for,
+ * and says what to add when they are missing.
  */
 final class CrtHttpClient {
 
     /** Measured: 256 KiB, 1 MiB and CRT's default 16 MiB fetch equally fast from S3Proxy. */
     static final long READ_BUFFER = 1L << 20;
 
-    private static final String CLIENT_CLASS = "software.amazon.awssdk.http.crt.AwsCrtAsyncHttpClient";
+    static final String CLIENT_CLASS = "software.amazon.awssdk.http.crt.AwsCrtAsyncHttpClient";
 
     private CrtHttpClient() {
     }
@@ -38,7 +39,7 @@ final class CrtHttpClient {
         } catch (ClassNotFoundException | LinkageError e) {
             throw new IllegalArgumentException("httpClient=crt needs the AWS CRT on the class path: add"
                     + " software.amazon.awssdk:aws-crt-client (the version of your AWS SDK) and"
-                    + " software.amazon.awssdk.crt:aws-crt, or use httpClient=netty (the default)", e);
+                    + " software.amazon.awssdk.crt:aws-crt, or use httpClient=netty (what the default, auto, uses without them)", e);
         }
     }
 }
