@@ -42,12 +42,16 @@ final class S3Clients {
         SdkEventLoopGroup group = kind.equals("netty") ? SdkEventLoopGroup.builder().build() : null;
         try {
             S3AsyncClient client = builder(config, kind, group).build();
+            boolean crt = kind.equals("crt");
             return new Built(client, () -> {
                 try {
                     client.close();
                 } finally {
                     if (group != null) {
                         group.eventLoopGroup().shutdownGracefully(0, 5, TimeUnit.SECONDS);
+                    }
+                    if (crt) {
+                        CrtHttpClient.releaseDefaults();
                     }
                 }
             });
