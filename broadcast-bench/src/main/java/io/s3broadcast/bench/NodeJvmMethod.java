@@ -112,7 +112,9 @@ final class NodeJvmMethod implements DownloadMethod {
                         ? ": " + json.path("error").asText() : ": " + FleetProcesses.tail(dir.resolve("stderr"))));
             }
             Files.move(dir.resolve(NodeCommand.fileName(key)), destination, StandardCopyOption.ATOMIC_MOVE);
-            last = new ChildProcessRun(json.path("seconds").asDouble(), r.seconds(), r.cpuSeconds(), r.peakRssBytes());
+            JsonNode build = json.path("process").path("buildSeconds");
+            last = new ChildProcessRun(json.path("seconds").asDouble(), r.seconds(), r.cpuSeconds(), r.peakRssBytes(),
+                    build.isNumber() ? build.asDouble() : null);
             return System.nanoTime();
         } finally {
             FleetFiles.deleteTree(dir);
