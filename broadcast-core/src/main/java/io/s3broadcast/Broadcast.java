@@ -128,7 +128,11 @@ public interface Broadcast extends AutoCloseable {
         /** Path-style addressing; on by default when an endpoint is set. Property {@code s3broadcast.pathStyle}. */
         Builder pathStyle(boolean pathStyle);
 
-        /** {@code netty} or {@code crt}: the SDK HTTP client to build. Property {@code s3broadcast.httpClient}. */
+        /**
+         * {@code auto} (the default: CRT when {@code aws-crt-client} and {@code aws-crt} are on the class path and its
+         * native library loads, else Netty), {@code netty} or {@code crt}: the SDK HTTP client to build. Property
+         * {@code s3broadcast.httpClient}.
+         */
         Builder httpClient(String httpClient);
 
         /** Where objects go when a request names no destination. Property {@code s3broadcast.destination}; default the working directory. */

@@ -8,6 +8,13 @@ package io.s3broadcast.bench;
  * @param processSeconds from the process's start to its exit
  * @param cpuSeconds user + system CPU of the process, start-up included
  * @param peakRssBytes its peak resident set, or null
+ * @param buildSeconds a node JVM's {@code Broadcast.builder().build()} (its S3 client made), before the fetch and
+ *     not in {@code fetchSeconds}; null for other processes
  */
-record ChildProcessRun(Double fetchSeconds, double processSeconds, Double cpuSeconds, Long peakRssBytes) {
+record ChildProcessRun(Double fetchSeconds, double processSeconds, Double cpuSeconds, Long peakRssBytes,
+        Double buildSeconds) {
+
+    ChildProcessRun(Double fetchSeconds, double processSeconds, Double cpuSeconds, Long peakRssBytes) {
+        this(fetchSeconds, processSeconds, cpuSeconds, peakRssBytes, null);
+    }
 }

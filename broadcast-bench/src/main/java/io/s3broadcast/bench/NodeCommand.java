@@ -48,6 +48,9 @@ public final class NodeCommand implements Callable<Integer> {
 
     private static final Logger LOG = LoggerFactory.getLogger(NodeCommand.class);
 
+    /** How long the last {@code Broadcast.builder().build()} took, seconds (0 before one). */
+    private double buildSeconds;
+
     @Spec
     CommandSpec spec;
 
@@ -250,7 +253,9 @@ public final class NodeCommand implements Callable<Integer> {
         if (prefix != null) {
             return fetchPrefix(builder, stdout, id, dir, listenText, loadBefore);
         }
+        long building = System.nanoTime();
         try (Broadcast broadcast = builder.build()) {
+            buildSeconds = SingleCommand.round((System.nanoTime() - building) / 1e9, 3);
             NodeReport report;
             long ready = System.currentTimeMillis();
             long start = awaitStartSignal(stdout);
@@ -310,7 +315,9 @@ public final class NodeCommand implements Callable<Integer> {
     /** {@code --prefix}: every object under it as one broadcast; one JSON line with each object and the totals. */
     private int fetchPrefix(Broadcast.Builder builder, PrintWriter stdout, String id, Path dir, String listenText,
             double loadBefore) throws Exception {
+        long building = System.nanoTime();
         try (Broadcast broadcast = builder.build()) {
+            buildSeconds = SingleCommand.round((System.nanoTime() - building) / 1e9, 3);
             long ready = System.currentTimeMillis();
             long start = awaitStartSignal(stdout);
             NodePrefixReport report;
@@ -443,10 +450,10 @@ public final class NodeCommand implements Callable<Integer> {
         return System.currentTimeMillis();
     }
 
-    private static NodeReport.NodeProcess process(String method, long ready, long start, Long done) {
+    private NodeReport.NodeProcess process(String method, long ready, long start, Long done) {
         InProcessFleet.JvmCpu cpu = InProcessFleet.JvmCpu.now();
         return new NodeReport.NodeProcess(method, ready, start, done, SingleCommand.round(cpu.cpuSeconds(), 3),
-                SingleCommand.round(cpu.gcSeconds(), 3), SingleCommand.round(cpu.jitSeconds(), 3));
+                SingleCommand.round(cpu.gcSeconds(), 3), SingleCommand.round(cpu.jitSeconds(), 3), buildSeconds);
     }
 
     static double seconds(Duration d) {

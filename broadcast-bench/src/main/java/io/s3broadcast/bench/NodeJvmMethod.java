@@ -25,17 +25,33 @@ final class NodeJvmMethod implements DownloadMethod {
     private final Endpoint endpoint;
     private final Tuning tuning;
     private final List<String> archiveFlags;
+    private final List<String> extraOptions;
+    private final Path logDir;
     private final Duration timeout;
     private final Map<String, Object> settings = new LinkedHashMap<>();
     private volatile ChildProcessRun last;
 
     NodeJvmMethod(Endpoint endpoint, Tuning tuning, List<String> archiveFlags, Duration timeout) {
+        this(endpoint, tuning, archiveFlags, List.of(), null, timeout);
+    }
+
+    /**
+     * @param extraOptions more options for the node JVMs, after their flags and the archive's
+     * @param logDir where each node JVM's stdout and stderr are kept, or null to delete them
+     */
+    NodeJvmMethod(Endpoint endpoint, Tuning tuning, List<String> archiveFlags, List<String> extraOptions, Path logDir,
+            Duration timeout) {
         this.endpoint = endpoint;
         this.tuning = tuning;
         this.archiveFlags = List.copyOf(archiveFlags);
+        this.extraOptions = List.copyOf(extraOptions);
+        this.logDir = logDir;
         this.timeout = timeout;
         settings.put("api", "Broadcast.fetch (flat tree) in a fresh node JVM per download");
         settings.put("jvmFlags", String.join(" ", NodeJvm.FLAGS));
+        if (!extraOptions.isEmpty()) {
+            settings.put("extraJvmOptions", String.join(" ", extraOptions));
+        }
         settings.put("classDataArchive", !archiveFlags.isEmpty());
         settings.put("httpClient", tuning.httpClient() != null ? tuning.httpClient() : "default");
         settings.put("connections", tuning.connections() != null ? tuning.connections() : "default");
@@ -82,10 +98,13 @@ final class NodeJvmMethod implements DownloadMethod {
         Path dir = destination.resolveSibling(destination.getFileName() + ".node");
         Files.createDirectories(dir);
         try {
-            ProcessBuilder pb = new ProcessBuilder(NodeJvm.command(archiveFlags, nodeArgs(bucket, key, dir)))
+            List<String> jvm = new ArrayList<>(archiveFlags);
+            jvm.addAll(extraOptions);
+            ProcessBuilder pb = new ProcessBuilder(NodeJvm.command(jvm, nodeArgs(bucket, key, dir)))
                     .redirectOutput(dir.resolve("stdout").toFile()).redirectError(dir.resolve("stderr").toFile());
             NodeJvm.environment(endpoint, pb.environment());
             FleetProcesses.Result r = FleetProcesses.runAll(List.of(pb), timeout, (i, result) -> result).get(0);
+            keepLogs(dir, destination);
             JsonNode json = Json.lastLine(dir.resolve("stdout"));
             if (r.seconds() == null || r.exitCode() != 0 || json == null || !json.path("error").isNull()) {
                 throw new IOException("the node JVM " + (r.seconds() == null ? "did not finish in " + timeout
@@ -93,10 +112,23 @@ final class NodeJvmMethod implements DownloadMethod {
                         ? ": " + json.path("error").asText() : ": " + FleetProcesses.tail(dir.resolve("stderr"))));
             }
             Files.move(dir.resolve(NodeCommand.fileName(key)), destination, StandardCopyOption.ATOMIC_MOVE);
-            last = new ChildProcessRun(json.path("seconds").asDouble(), r.seconds(), r.cpuSeconds(), r.peakRssBytes());
+            JsonNode build = json.path("process").path("buildSeconds");
+            last = new ChildProcessRun(json.path("seconds").asDouble(), r.seconds(), r.cpuSeconds(), r.peakRssBytes(),
+                    build.isNumber() ? build.asDouble() : null);
             return System.nanoTime();
         } finally {
             FleetFiles.deleteTree(dir);
+        }
+    }
+
+    private void keepLogs(Path dir, Path destination) throws IOException {
+        if (logDir == null) {
+            return;
+        }
+        Files.createDirectories(logDir);
+        for (String stream : List.of("stdout", "stderr")) {
+            Files.copy(dir.resolve(stream), logDir.resolve(destination.getFileName() + "." + stream),
+                    StandardCopyOption.REPLACE_EXISTING);
         }
     }
 

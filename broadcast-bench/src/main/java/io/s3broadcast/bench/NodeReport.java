@@ -106,8 +106,9 @@ record NodeReport(
      * @param cpuSeconds CPU of the process so far (user + system), at the JSON line
      * @param gcSeconds time in garbage collection so far
      * @param jitSeconds time in JIT compilation so far
+     * @param buildSeconds how long {@code Broadcast.builder().build()} took (the S3 client made), before the fetch
      */
     record NodeProcess(String method, long readyEpochMillis, long startEpochMillis, Long doneEpochMillis, double cpuSeconds,
-            double gcSeconds, double jitSeconds) {
+            double gcSeconds, double jitSeconds, double buildSeconds) {
     }
 }

@@ -129,6 +129,17 @@ final class SingleCommand implements Callable<Integer> {
                     + " seconds are the fetch as the node timed it; the process's time and CPU are shown beside.")
     boolean freshJvm;
 
+    @Option(names = "--node-jvm-option", paramLabel = "OPTION",
+            description = "With --fresh-jvm: one more option for the node JVMs, after their flags and class-data"
+                    + " archive (repeatable), e.g. -XX:StartFlightRecording=filename=/tmp/node-%%p.jfr or"
+                    + " -Xlog:class+load:file=/tmp/node-%%p.log, to see where a first fetch's time goes.")
+    List<String> nodeJvmOptions = new ArrayList<>();
+
+    @Option(names = "--node-log-dir", paramLabel = "DIR",
+            description = "With --fresh-jvm: keep each node JVM's stdout and stderr in DIR (as <file>.stdout and"
+                    + " <file>.stderr) instead of deleting them.")
+    Path nodeLogDir;
+
     @Mixin
     ClassDataOptions cds = new ClassDataOptions();
 
@@ -187,6 +198,9 @@ final class SingleCommand implements Callable<Integer> {
         }
         if (httpClient != null && !List.of("netty", "crt").contains(httpClient.toLowerCase(Locale.ROOT))) {
             throw new ParameterException(spec.commandLine(), "--http-client must be netty or crt, was " + httpClient);
+        }
+        if (!freshJvm && (!nodeJvmOptions.isEmpty() || nodeLogDir != null)) {
+            throw new ParameterException(spec.commandLine(), "--node-jvm-option and --node-log-dir are for --fresh-jvm");
         }
         if (methods != null) {
             for (String m : methods) {
@@ -276,6 +290,7 @@ final class SingleCommand implements Callable<Integer> {
             Double cpuSeconds = cpuStarted < 0 ? null : cpuNanos / 1e9;
             Double toLastByte = (lastByte - started) / 1e9;
             Double processSeconds = null;
+            Double buildSeconds = null;
             ChildProcessRun child = method.lastProcess();
             if (child != null) {
                 // Its own process: its CPU, and its own timing of the fetch where it has one (a JVM's start-up is
@@ -283,24 +298,26 @@ final class SingleCommand implements Callable<Integer> {
                 seconds = child.fetchSeconds() != null ? child.fetchSeconds() : seconds;
                 cpuSeconds = child.cpuSeconds();
                 processSeconds = child.processSeconds();
+                buildSeconds = child.buildSeconds();
                 toLastByte = child.fetchSeconds() != null ? null : toLastByte;
             }
             String sha = Sha256.of(file);
             boolean match = sha.equals(testbed.sha256());
             double rate = testbed.size() / 1e6 / seconds;
-            LOG.info("{} {}: {} s, {} MB/s, last byte after {} s, process {} s, sha256 {}", method.name(), label,
-                    String.format(Locale.ROOT, "%.3f", seconds), String.format(Locale.ROOT, "%.1f", rate),
+            LOG.info("{} {}: {} s, {} MB/s, last byte after {} s, process {} s, build {} s, sha256 {}", method.name(),
+                    label, String.format(Locale.ROOT, "%.3f", seconds), String.format(Locale.ROOT, "%.1f", rate),
                     toLastByte == null ? "-" : String.format(Locale.ROOT, "%.3f", toLastByte),
                     processSeconds == null ? "-" : String.format(Locale.ROOT, "%.3f", processSeconds),
+                    buildSeconds == null ? "-" : String.format(Locale.ROOT, "%.3f", buildSeconds),
                     match ? "ok" : "MISMATCH " + sha);
             if (into != null) {
-                into.record(trial, seconds, toLastByte, cpuSeconds, processSeconds, rate, match,
+                into.record(trial, seconds, toLastByte, cpuSeconds, processSeconds, buildSeconds, rate, match,
                         match ? null : "sha256 " + sha + " != " + testbed.sha256());
             }
         } catch (Exception e) {
             LOG.error("{} {} failed: {}", method.name(), label, describe(e), e);
             if (into != null) {
-                into.record(trial, null, null, null, null, null, false, describe(e));
+                into.record(trial, null, null, null, null, null, null, false, describe(e));
             }
         } finally {
             Files.deleteIfExists(file);
@@ -312,7 +329,7 @@ final class SingleCommand implements Callable<Integer> {
         Endpoint endpoint = testbed.endpoint();
         return switch (name) {
             case BroadcastMethod.NAME -> freshJvm ? new NodeJvmMethod(endpoint, tuning, archiveFlags(testbed, dir),
-                    PROCESS_TIMEOUT) : new BroadcastMethod(endpoint, tuning, dir);
+                    nodeJvmOptions, nodeLogDir, PROCESS_TIMEOUT) : new BroadcastMethod(endpoint, tuning, dir);
             case TransferManagerMethod.NAME -> new TransferManagerMethod(endpoint, tuning);
             case GetObjectMethod.NAME -> new GetObjectMethod(endpoint);
             case Aria2Method.NAME -> new Aria2Method(endpoint, tuning.connections() != null ? tuning.connections() : 16,
@@ -355,10 +372,11 @@ final class SingleCommand implements Callable<Integer> {
                 + "last byte: until the last byte was in the file, before verification, fsync and rename;%n"
                 + "cpu s: CPU time of this whole process (clients and the embedded server) during the trial, or of the%n"
                 + "  method's own process (aria2, ours with --fresh-jvm: seconds are then the fetch as the node timed it,%n"
-                + "  process s from its start to its exit)%n%n",
+                + "  process s from its start to its exit, build s its Broadcast.builder().build(), before the fetch and%n"
+                + "  not in its seconds: a first fetch in an application pays it too, once per Broadcast)%n%n",
                 report.fsync() ? "the bench fsyncs for the methods that do not" : "--no-fsync: only ours fsyncs");
-        out.printf(Locale.ROOT, "%-16s %5s %9s %9s %11s %9s %9s  %s%n", "method", "trial", "seconds", "MB/s",
-                "last byte", "cpu s", "process s", "sha256 ok");
+        out.printf(Locale.ROOT, "%-16s %5s %9s %9s %11s %9s %9s %9s  %s%n", "method", "trial", "seconds", "MB/s",
+                "last byte", "cpu s", "process s", "build s", "sha256 ok");
         report.methods().forEach((name, r) -> {
             for (int t = 0; t < report.trials(); t++) {
                 Double s = r.seconds().get(t);
@@ -366,12 +384,14 @@ final class SingleCommand implements Callable<Integer> {
                 Double pre = r.secondsToLastByte().get(t);
                 Double cpu = r.cpuSeconds().get(t);
                 Double process = r.processSeconds().get(t);
-                out.printf(Locale.ROOT, "%-16s %5d %9s %9s %11s %9s %9s  %s%n", name, t + 1,
+                Double build = r.buildSeconds().get(t);
+                out.printf(Locale.ROOT, "%-16s %5d %9s %9s %11s %9s %9s %9s  %s%n", name, t + 1,
                         s == null ? "-" : String.format(Locale.ROOT, "%.3f", s),
                         rate == null ? "-" : String.format(Locale.ROOT, "%.1f", rate),
                         pre == null ? "-" : String.format(Locale.ROOT, "%.3f", pre),
                         cpu == null ? "-" : String.format(Locale.ROOT, "%.2f", cpu),
                         process == null ? "-" : String.format(Locale.ROOT, "%.2f", process),
+                        build == null ? "-" : String.format(Locale.ROOT, "%.3f", build),
                         s == null ? "failed" : Boolean.TRUE.equals(r.sha256Matches().get(t)) ? "yes" : "NO");
             }
         });
@@ -426,6 +446,7 @@ final class SingleCommand implements Callable<Integer> {
         final Double[] toLastByte;
         final Double[] cpuSeconds;
         final Double[] processSeconds;
+        final Double[] buildSeconds;
         final Double[] rates;
         final Boolean[] matches;
         final List<String> errors = new ArrayList<>();
@@ -436,12 +457,14 @@ final class SingleCommand implements Callable<Integer> {
             toLastByte = new Double[trials];
             cpuSeconds = new Double[trials];
             processSeconds = new Double[trials];
+            buildSeconds = new Double[trials];
             rates = new Double[trials];
             matches = new Boolean[trials];
         }
 
-        void record(int trial, Double s, Double sToLastByte, Double cpu, Double process, Double rate, boolean match,
-                String error) {
+        void record(int trial, Double s, Double sToLastByte, Double cpu, Double process, Double build, Double rate,
+                boolean match, String error) {
+            buildSeconds[trial] = build == null ? null : round(build, 3);
             cpuSeconds[trial] = cpu == null ? null : round(cpu, 3);
             processSeconds[trial] = process == null ? null : round(process, 3);
             seconds[trial] = s == null ? null : round(s, 3);
@@ -460,7 +483,7 @@ final class SingleCommand implements Callable<Integer> {
                     : round(ok.length % 2 == 1 ? ok[ok.length / 2] : (ok[ok.length / 2 - 1] + ok[ok.length / 2]) / 2, 2);
             boolean match = allMatch && errors.isEmpty() && ok.length == seconds.length;
             return new SingleReport.MethodReport(settings, Arrays.asList(seconds), Arrays.asList(toLastByte),
-                    Arrays.asList(cpuSeconds), Arrays.asList(processSeconds),
+                    Arrays.asList(cpuSeconds), Arrays.asList(processSeconds), Arrays.asList(buildSeconds),
                     Arrays.asList(rates), median,
                     Arrays.asList(matches), match, errors);
         }

@@ -72,6 +72,7 @@ record SingleReport(
             List<Double> secondsToLastByte,
             List<Double> cpuSeconds,
             List<Double> processSeconds,
+            List<Double> buildSeconds,
             List<Double> rates,
             Double median,
             List<Boolean> sha256Matches,

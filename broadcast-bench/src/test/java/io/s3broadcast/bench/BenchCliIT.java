@@ -41,6 +41,10 @@ class BenchCliIT {
             assertThat(m.path("seconds").get(0).asDouble()).as(method + " seconds").isPositive();
         }
         assertThat(json.path("methods").path("ours").path("settings").path("api").asText()).contains("fresh node JVM");
+        // The node's Broadcast.builder().build(), beside its fetch; aria2c has none.
+        assertThat(json.path("methods").path("ours").path("buildSeconds").get(0).asDouble()).isPositive();
+        assertThat(json.path("methods").path("aria2").path("buildSeconds").get(0).isNull()).isTrue();
+        assertThat(run.out()).contains("build s");
         assertThat(json.path("ratioAria2").asDouble()).isPositive();
         assertThat(run.out()).contains("ours / aria2");
         assertThat(run.exitCode()).isZero();

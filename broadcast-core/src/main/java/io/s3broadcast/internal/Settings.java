@@ -51,7 +51,11 @@ record Settings(
     static final Duration DEFAULT_STALL_TIMEOUT = Duration.ofSeconds(15);
     static final Duration DEFAULT_FIRST_BYTE_TIMEOUT = Duration.ofSeconds(10);
     static final Duration DEFAULT_HEAD_TIMEOUT = Duration.ofSeconds(10);
-    static final String DEFAULT_HTTP_CLIENT = "netty";
+    /**
+     * The AWS CRT client when it is on the class path, else Netty: a fresh JVM's first fetch spent about half the CPU
+     * on CRT (docs/results.md, "The first fetch of a fresh JVM").
+     */
+    static final String DEFAULT_HTTP_CLIENT = "auto";
     /** Work size told to the cluster config when none is set; the run's works are computed ({@link WorkSizing}). */
     static final int DEFAULT_WORK_SIZE = 16;
     static final Duration DEFAULT_EXPECT_TIMEOUT = Duration.ofSeconds(60);
@@ -77,8 +81,8 @@ record Settings(
         boolean pathStyle = b.pathStyle != null ? b.pathStyle : c.bool("pathStyle").orElse(endpoint != null);
         String httpClient = (b.httpClient != null ? b.httpClient : c.string("httpClient").orElse(DEFAULT_HTTP_CLIENT))
                 .toLowerCase(Locale.ROOT);
-        if (!httpClient.equals("netty") && !httpClient.equals("crt")) {
-            throw new IllegalArgumentException("unknown httpClient '" + httpClient + "': use netty or crt");
+        if (!httpClient.equals("netty") && !httpClient.equals("crt") && !httpClient.equals("auto")) {
+            throw new IllegalArgumentException("unknown httpClient '" + httpClient + "': use auto, netty or crt");
         }
         int connections = b.connections != null ? b.connections : c.positiveInt("connections").orElse(DEFAULT_CONNECTIONS);
         Long explicitRange = b.rangeSize != null ? b.rangeSize : c.size("rangeSize").orElse(null);

@@ -16,7 +16,8 @@ import software.amazon.awssdk.services.s3.S3AsyncClient;
  * @param region region, or null for the SDK's default chain
  * @param credentials credentials, or null for the SDK's default chain
  * @param pathStyle path-style addressing (needed by most S3-compatible servers)
- * @param httpClient which SDK HTTP client to build: {@code netty} or {@code crt}
+ * @param httpClient which SDK HTTP client to build: {@code netty}, {@code crt}, or {@code auto} (CRT when it is on the
+ *     class path and its native library loads, else Netty)
  * @param connections concurrent ranged GETs per node
  * @param rangeSize bytes per ranged GET (rounded to whole pieces)
  * @param maxAttempts attempts per range before the fetch fails

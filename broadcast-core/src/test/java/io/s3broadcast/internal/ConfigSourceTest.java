@@ -87,11 +87,19 @@ class ConfigSourceTest {
     }
 
     @Test
+    void theHttpClientIsAutoUnlessSet() {
+        assertThat(Settings.resolve(new BroadcastBuilder().config(new ConfigSource(Map.of(), Map.of()))).source()
+                .httpClient()).isEqualTo("auto");
+        assertThat(Settings.resolve(new BroadcastBuilder().config(new ConfigSource(
+                Map.of("s3broadcast.httpClient", "Netty"), Map.of()))).source().httpClient()).isEqualTo("netty");
+    }
+
+    @Test
     void unknownStrategyAndHttpClientAreClear() {
         BroadcastBuilder b = new BroadcastBuilder().config(new ConfigSource(Map.of("s3broadcast.strategy", "gossip"), Map.of()));
         assertThatThrownBy(() -> Settings.resolve(b)).hasMessageContaining("gossip").hasMessageContaining("flat-tree");
         BroadcastBuilder b2 = new BroadcastBuilder().config(new ConfigSource(Map.of(), Map.of())).httpClient("apache");
-        assertThatThrownBy(() -> Settings.resolve(b2)).hasMessageContaining("netty or crt");
+        assertThatThrownBy(() -> Settings.resolve(b2)).hasMessageContaining("auto, netty or crt");
     }
 
     @Test

@@ -4,6 +4,7 @@ import io.s3broadcast.spi.SourceConfig;
 import java.time.Duration;
 import java.util.Locale;
 import java.util.concurrent.TimeUnit;
+import java.util.function.BooleanSupplier;
 import software.amazon.awssdk.awscore.retry.AwsRetryStrategy;
 import software.amazon.awssdk.core.checksums.RequestChecksumCalculation;
 import software.amazon.awssdk.core.checksums.ResponseChecksumValidation;
@@ -35,17 +36,22 @@ final class S3Clients {
     }
 
     static Built build(SourceConfig config) {
+        String kind = kind(config.httpClient(), CrtLoads::loads);
         // Netty's own event loop group takes 2 s to close (its graceful shutdown's quiet period); one
         // made here closes at once, the client having finished with it.
-        SdkEventLoopGroup group = isNetty(config) ? SdkEventLoopGroup.builder().build() : null;
+        SdkEventLoopGroup group = kind.equals("netty") ? SdkEventLoopGroup.builder().build() : null;
         try {
-            S3AsyncClient client = builder(config, group).build();
+            S3AsyncClient client = builder(config, kind, group).build();
+            boolean crt = kind.equals("crt");
             return new Built(client, () -> {
                 try {
                     client.close();
                 } finally {
                     if (group != null) {
                         group.eventLoopGroup().shutdownGracefully(0, 5, TimeUnit.SECONDS);
+                    }
+                    if (crt) {
+                        CrtHttpClient.releaseDefaults();
                     }
                 }
             });
@@ -57,13 +63,26 @@ final class S3Clients {
         }
     }
 
-    private static boolean isNetty(SourceConfig config) {
-        return config.httpClient().equalsIgnoreCase("netty");
+    /**
+     * The HTTP client {@code httpClient} names: {@code netty} or {@code crt} as they are; {@code auto} is {@code crt}
+     * when {@code crtLoads} says the AWS CRT is on the class path and its native library loads, else {@code netty}.
+     */
+    static String kind(String httpClient, BooleanSupplier crtLoads) {
+        String kind = httpClient.toLowerCase(Locale.ROOT);
+        switch (kind) {
+            case "netty":
+            case "crt":
+                return kind;
+            case "auto":
+                return crtLoads.getAsBoolean() ? "crt" : "netty";
+            default:
+                throw new IllegalArgumentException("unknown httpClient '" + httpClient + "': use auto, netty or crt");
+        }
     }
 
-    private static S3AsyncClientBuilder builder(SourceConfig config, SdkEventLoopGroup group) {
+    private static S3AsyncClientBuilder builder(SourceConfig config, String kind, SdkEventLoopGroup group) {
         S3AsyncClientBuilder b = S3AsyncClient.builder()
-                .httpClientBuilder(httpClient(config, group))
+                .httpClientBuilder(httpClient(config, kind, group))
                 .forcePathStyle(config.pathStyle())
                 .overrideConfiguration(o -> o.retryStrategy(AwsRetryStrategy.doNotRetry()))
                 // Pieces are checked with our own CRC32C; no need for the SDK to checksum bodies too.
@@ -90,10 +109,10 @@ final class S3Clients {
         return b;
     }
 
-    private static SdkAsyncHttpClient.Builder<?> httpClient(SourceConfig config, SdkEventLoopGroup group) {
+    private static SdkAsyncHttpClient.Builder<?> httpClient(SourceConfig config, String kind, SdkEventLoopGroup group) {
         int maxConcurrency = config.connections() + SPARE_CONNECTIONS;
         Duration backstop = config.stallTimeout().plusSeconds(30);
-        switch (config.httpClient().toLowerCase(Locale.ROOT)) {
+        switch (kind) {
             case "netty":
                 return NettyNioAsyncHttpClient.builder()
                         .eventLoopGroup(group)
@@ -107,7 +126,7 @@ final class S3Clients {
                 // In a class of its own: aws-crt-client is optional, and only this path may load it.
                 return CrtHttpClient.builder(maxConcurrency, CONNECT_TIMEOUT, ACQUIRE_TIMEOUT, backstop);
             default:
-                throw new IllegalArgumentException("unknown httpClient '" + config.httpClient() + "': use netty or crt");
+                throw new IllegalArgumentException("unknown httpClient '" + config.httpClient() + "': use auto, netty or crt");
         }
     }
 }

@@ -53,6 +53,26 @@ class FetchApiIT {
     }
 
     @Test
+    void closingOneBroadcastOnCrtLeavesAnotherFetching(S3Fixture s3) throws Exception {
+        // Closing a CRT client built here drops CRT's static event loops, resolver and bootstrap; the other
+        // Broadcast's client still holds them (reference counted), and a third one made after builds them again.
+        StoredObject object = s3.putRandom(s3.key("shared.bin"), 3_000_000, 3);
+        try (Broadcast kept = s3.broadcastBuilder().httpClient("crt").destinationDirectory(dir.resolve("a")).build()) {
+            try (Broadcast closed = s3.broadcastBuilder().httpClient("crt").destinationDirectory(dir.resolve("b"))
+                    .build()) {
+                closed.fetch(r -> r.bucket(object.bucket()).key(object.key())).join();
+            }
+            CompletedFetch after = kept.fetch(r -> r.bucket(object.bucket()).key(object.key())).join();
+            assertThat(TestCluster.sha256(after.path())).isEqualTo(object.sha256());
+            try (Broadcast third = s3.broadcastBuilder().httpClient("crt").destinationDirectory(dir.resolve("c"))
+                    .build()) {
+                CompletedFetch again = third.fetch(r -> r.bucket(object.bucket()).key(object.key())).join();
+                assertThat(TestCluster.sha256(again.path())).isEqualTo(object.sha256());
+            }
+        }
+    }
+
+    @Test
     void theResultCarriesTheObjectsMetadata(S3Fixture s3) {
         String key = s3.key("labelled.json");
         s3.client().putObject(p -> p.bucket(s3.bucket()).key(key).contentType("application/json")

@@ -32,7 +32,7 @@ class S3ObjectSourceProviderTest {
     }
 
     @ParameterizedTest
-    @ValueSource(strings = {"netty", "crt", "CRT"})
+    @ValueSource(strings = {"netty", "crt", "CRT", "auto"})
     void buildsAClientOfEachKind(String httpClient) {
         try (ObjectSource source = new S3ObjectSourceProvider().create(config(null, httpClient))) {
             assertThat(source).isInstanceOf(S3ObjectSource.class);
@@ -42,7 +42,7 @@ class S3ObjectSourceProviderTest {
     @Test
     void rejectsAnUnknownHttpClient() {
         assertThatThrownBy(() -> new S3ObjectSourceProvider().create(config(null, "apache")))
-                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("use netty or crt");
+                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("use auto, netty or crt");
     }
 
     @Test
