@@ -1,7 +1,6 @@
 package io.s3broadcast.bench;
 
 import io.s3broadcast.Strategy;
-import io.s3broadcast.internal.PieceSizing;
 import io.s3broadcast.bench.sim.SimConfig;
 import io.s3broadcast.bench.sim.SimResult;
 import io.s3broadcast.bench.sim.Simulation;
@@ -130,10 +129,9 @@ final class SimulateCommand implements Callable<Integer> {
                     + " 2ms above).")
     Duration step;
 
-    @Option(names = "--piece-size", paramLabel = "SIZE", converter = ByteSize.Converter.class,
-            description = "Piece size (default: Broadcast's for a cluster expecting --nodes nodes: about 32 pieces per"
-                    + " node, 256KiB to 1MiB; 1MiB for the flat tree).")
-    Long pieceSize;
+    @Option(names = "--piece-size", paramLabel = "SIZE", converter = ByteSize.Converter.class, defaultValue = "1MiB",
+            description = "Piece size (default: ${DEFAULT-VALUE}, Broadcast's).")
+    long pieceSize;
 
     @Option(names = "--connections", defaultValue = "16",
             description = "S3 connections per node at most (default: ${DEFAULT-VALUE}, Broadcast's).")
@@ -150,11 +148,6 @@ final class SimulateCommand implements Callable<Integer> {
 
     @Option(names = "--json", paramLabel = "FILE", description = "Also write the JSON lines to FILE.")
     Path jsonFile;
-
-    /** The piece size given, else the one Broadcast computes for {@code s} with {@code expectNodes} = --nodes. */
-    private int pieceSize(Strategy s) {
-        return PieceSizing.of(pieceSize == null ? null : Math.toIntExact(pieceSize), size, s, nodes);
-    }
 
     @Override
     public Integer call() throws Exception {
@@ -189,7 +182,7 @@ final class SimulateCommand implements Callable<Integer> {
                 .withOverheads(ideal ? Duration.ZERO : start, ideal ? Duration.ZERO : afterLastPiece,
                         ideal ? Duration.ZERO : spotCheck, ideal ? 1.0 : peerEfficiency)
                 .withChoking(chokePolicy, chokePolicy.equalsIgnoreCase("tit-for-tat") ? 4 : 15, Duration.ofSeconds(10))
-                .withPieces(pieceSize(strategies.get(0)), connections, 8, Duration.ofSeconds(1));
+                .withPieces(Math.toIntExact(pieceSize), connections, 8, Duration.ofSeconds(1));
         FluidBound tStar = FluidBound.of(size, profile.aggregateCap(), fleetLinks);
         PrintWriter out = spec.commandLine().getOut();
         out.printf(Locale.ROOT, "%nsimulate: %d nodes, %s, %s, S3 %s%n", nodes, ByteSize.format(size),
@@ -206,8 +199,7 @@ final class SimulateCommand implements Callable<Integer> {
         boolean allDone = true;
         for (Strategy s : strategies) {
             for (int t = 0; t < trials; t++) {
-                SimResult r = new Simulation(base.withStrategy(s).withSeed(seed + t)
-                        .withPieces(pieceSize(s), connections, 8, Duration.ofSeconds(1))).run();
+                SimResult r = new Simulation(base.withStrategy(s).withSeed(seed + t)).run();
                 allDone &= r.completed();
                 out.printf(Locale.ROOT,
                         "%-10s %5d %9.2f %7.3f %9.2f %7.3f %6.3f %6d %8.0f %9.0f %9.2f %8.2f %8d %6s %9d %7.1f%n",
@@ -223,7 +215,6 @@ final class SimulateCommand implements Callable<Integer> {
                 line.put("seed", seed + t);
                 line.put("nodes", nodes);
                 line.put("size", size);
-                line.put("pieceSize", pieceSize(s));
                 line.put("links", fleetLinks.stream().map(FleetLink::describe).distinct().toList());
                 line.put("s3Profile", profile.describe());
                 line.put("peers", k);

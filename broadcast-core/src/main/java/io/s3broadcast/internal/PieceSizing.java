@@ -11,10 +11,9 @@ import io.s3broadcast.Strategy;
  * shorter tail per connection when a node uploads to many peers at once: a 64 MiB object in 1 MiB pieces is 64 of
  * them for 16 nodes, each crossing a connection of 1/16 of a 2.5 MB/s link in ~7 s. Measured in docs/results.md. A
  * flat-tree fetch, or a cluster whose size is not known in advance ({@code expectNodes} 0), keeps {@link #DEFAULT}:
- * every node of a group must use the same piece size, so it may depend only on what every node is told alike. The
- * bench's simulator sizes its pieces with it too.
+ * every node of a group must use the same piece size, so it may depend only on what every node is told alike.
  */
-public final class PieceSizing {
+final class PieceSizing {
 
     /** The piece size unless computed smaller: 1 MiB. */
     static final int DEFAULT = Settings.DEFAULT_PIECE_SIZE;
@@ -32,7 +31,7 @@ public final class PieceSizing {
      * @param strategy the fetch's strategy
      * @param expectNodes the nodes the cluster expects (0: not known in advance)
      */
-    public static int of(Integer configured, long objectSize, Strategy strategy, int expectNodes) {
+    static int of(Integer configured, long objectSize, Strategy strategy, int expectNodes) {
         if (configured != null) {
             return configured;
         }
