@@ -31,7 +31,7 @@ record Settings(
         ClusterConfig cluster,
         Path destinationDirectory,
         Strategy strategy,
-        Integer configuredPieceSize,
+        int pieceSize,
         WorkSizing sizing,
         List<FetchListener> listeners,
         ExecutorService executor,
@@ -68,11 +68,6 @@ record Settings(
     static final String DEFAULT_CHOKE_POLICY = ClusterConfig.COOPERATIVE;
     static final Duration DEFAULT_REQUEST_QUEUE_TIME = Duration.ofSeconds(1);
 
-    /** The piece size of a fetch of {@code objectSize} bytes with {@code strategy} ({@link PieceSizing}). */
-    int pieceSize(long objectSize, Strategy strategy) {
-        return PieceSizing.of(configuredPieceSize, objectSize, strategy, cluster.expectedNodes());
-    }
-
     static Settings resolve(BroadcastBuilder b) {
         ConfigSource c = b.config;
         URI endpoint = b.endpoint != null ? b.endpoint
@@ -87,9 +82,8 @@ record Settings(
         int connections = b.connections != null ? b.connections : c.positiveInt("connections").orElse(DEFAULT_CONNECTIONS);
         Long explicitRange = b.rangeSize != null ? b.rangeSize : c.size("rangeSize").orElse(null);
         long rangeSize = explicitRange != null ? explicitRange : DEFAULT_RANGE_SIZE;
-        Integer configuredPieceSize = b.pieceSize != null ? b.pieceSize
-                : c.size("pieceSize").map(Math::toIntExact).orElse(null);
-        int pieceSize = configuredPieceSize != null ? configuredPieceSize : DEFAULT_PIECE_SIZE;
+        int pieceSize = b.pieceSize != null ? b.pieceSize
+                : Math.toIntExact(c.size("pieceSize").orElse((long) DEFAULT_PIECE_SIZE));
         int maxAttempts = b.maxAttempts != null ? b.maxAttempts : c.positiveInt("maxAttempts").orElse(DEFAULT_MAX_ATTEMPTS);
         Duration initialBackoff = b.initialBackoff != null ? b.initialBackoff
                 : c.duration("initialBackoff").orElse(DEFAULT_INITIAL_BACKOFF);
@@ -162,8 +156,7 @@ record Settings(
         if (b.metrics != null ? b.metrics : c.bool("metrics").orElse(true)) {
             BroadcastMetrics.globalIfPresent().ifPresent(listeners::add);
         }
-        return new Settings(source, cluster, destination.toAbsolutePath(), strategy, configuredPieceSize, sizing,
-                List.copyOf(listeners),
+        return new Settings(source, cluster, destination.toAbsolutePath(), strategy, pieceSize, sizing, List.copyOf(listeners),
                 b.executor, ticker);
     }
 
