@@ -3,6 +3,7 @@ package io.s3broadcast.bench;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.function.LongSupplier;
+import java.util.function.Supplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -33,6 +34,18 @@ final class ChurnClock {
      * @param bytesSent bytes the S3 proxy has sent to the fleet so far in this trial
      * @param t0Millis the trial's start signal (epoch ms)
      */
+    /** Bytes the proxy has sent the fleet since its per-node counts were {@code base}, as {@code counts} tells now. */
+    static LongSupplier sentSince(long[] base, Supplier<long[]> counts) {
+        return () -> {
+            long[] now = counts.get();
+            long sum = 0;
+            for (int i = 0; i < now.length; i++) {
+                sum += now[i] - base[i];
+            }
+            return sum;
+        };
+    }
+
     ChurnClock(Churn churn, LongSupplier bytesSent, long t0Millis) {
         this.churn = churn;
         this.bytesSent = bytesSent;

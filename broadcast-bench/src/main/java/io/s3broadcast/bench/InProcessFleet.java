@@ -120,7 +120,7 @@ final class InProcessFleet implements FleetCommand.FleetLevel {
                 return endpointOf(i);
             }, strategy.isCluster() ? spec.churn() : Churn.NONE, t0 -> {
                 long[] base = s3Bytes();
-                ChurnClock c = new ChurnClock(spec.churn(), () -> sentSince(base), t0);
+                ChurnClock c = new ChurnClock(spec.churn(), ChurnClock.sentSince(base, this::s3Bytes), t0);
                 clock = c;
                 return c;
             }, started);
@@ -153,15 +153,6 @@ final class InProcessFleet implements FleetCommand.FleetLevel {
         return new FleetNode(r.node(), r.nodeId(), link.describe(), r.seconds(), null, p1, p2, 0, r.bytesFromS3(),
                 r.bytesFromPeers(), r.piecesStolen(), null, null, null, null, r.sha256Match(), r.error(), r.hedges(),
                 r.afterLastPiece());
-    }
-
-    private long sentSince(long[] base) {
-        long[] now = s3Bytes();
-        long sum = 0;
-        for (int i = 0; i < now.length; i++) {
-            sum += now[i] - base[i];
-        }
-        return sum;
     }
 
     private long[] s3Bytes() {

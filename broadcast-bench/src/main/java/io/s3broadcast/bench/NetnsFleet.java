@@ -232,7 +232,7 @@ final class NetnsFleet implements FleetCommand.FleetLevel {
                 }
             }
             if (churn.any()) {
-                ChurnClock c = new ChurnClock(churn, () -> sent(base), t0Millis).start();
+                ChurnClock c = new ChurnClock(churn, ChurnClock.sentSince(base, this::s3Bytes), t0Millis).start();
                 clock = c;
                 c.join().thenRun(() -> signalAll(joiners));
                 c.leave().thenRun(() -> signalAll(leavers)); // their second line: leave
@@ -292,15 +292,6 @@ final class NetnsFleet implements FleetCommand.FleetLevel {
         }
     }
 
-    /** Bytes the proxy has sent to the fleet since {@code base}. */
-    private long sent(long[] base) {
-        long[] now = s3Bytes();
-        long sum = 0;
-        for (int i = 0; i < now.length; i++) {
-            sum += now[i] - base[i];
-        }
-        return sum;
-    }
 
     /** Each node's throughput samples from its JSON line (none when it printed none). */
     static List<List<long[]>> samplesOf(List<Path> outs) throws IOException {
