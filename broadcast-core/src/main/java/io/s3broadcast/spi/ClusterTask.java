@@ -1,7 +1,7 @@
 package io.s3broadcast.spi;
 
 import io.s3broadcast.Strategy;
-import io.s3broadcast.internal.cluster.WorkSizing;
+import io.s3broadcast.spi.cluster.WorkSizing;
 import java.util.Objects;
 
 /**

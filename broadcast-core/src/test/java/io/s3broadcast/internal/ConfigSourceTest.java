@@ -71,7 +71,7 @@ class ConfigSourceTest {
 
     @Test
     void connectionTuningIsAdaptiveAndHedgingOffUnlessSetOtherwise() {
-        var share = io.s3broadcast.internal.cluster.WorkSizing.Share.of(8, 1 << 20, 8);
+        var share = io.s3broadcast.spi.cluster.WorkSizing.Share.of(8, 1 << 20, 8);
         var reads = Settings.resolve(new BroadcastBuilder().config(new ConfigSource(Map.of(), Map.of())))
                 .sizing().size(share).reads();
         assertThat(reads.tuning()).isSameAs(io.s3broadcast.spi.ConnectionTuning.hillClimbing());

@@ -1,13 +1,13 @@
 package io.s3broadcast.bench.sim;
 
-import io.s3broadcast.internal.cluster.ChokeScheduler;
-import io.s3broadcast.internal.cluster.ClusterPlan;
-import io.s3broadcast.internal.cluster.PieceSelector;
-import io.s3broadcast.internal.cluster.RequestDepth;
-import io.s3broadcast.internal.cluster.RequestScheduler;
-import io.s3broadcast.internal.cluster.StealingScheduler;
-import io.s3broadcast.internal.cluster.WorkList;
-import io.s3broadcast.internal.cluster.WorkSizing;
+import io.s3broadcast.spi.cluster.ChokeScheduler;
+import io.s3broadcast.spi.cluster.ClusterPlan;
+import io.s3broadcast.spi.cluster.PieceSelector;
+import io.s3broadcast.spi.cluster.RequestDepth;
+import io.s3broadcast.spi.cluster.RequestScheduler;
+import io.s3broadcast.spi.cluster.StealingScheduler;
+import io.s3broadcast.spi.cluster.WorkList;
+import io.s3broadcast.spi.cluster.WorkSizing;
 import io.s3broadcast.spi.PieceRun;
 import io.s3broadcast.testkit.proxy.S3Profile;
 import java.util.BitSet;

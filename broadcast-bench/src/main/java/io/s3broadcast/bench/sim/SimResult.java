@@ -1,7 +1,7 @@
 package io.s3broadcast.bench.sim;
 
 import com.fasterxml.jackson.annotation.JsonPropertyOrder;
-import io.s3broadcast.internal.cluster.WorkSizing;
+import io.s3broadcast.spi.cluster.WorkSizing;
 import java.util.List;
 
 /**

@@ -1,9 +1,9 @@
 package io.s3broadcast.bench.sim;
 
 import io.s3broadcast.Strategy;
-import io.s3broadcast.internal.cluster.ClusterPlan;
-import io.s3broadcast.internal.cluster.Shares;
-import io.s3broadcast.internal.cluster.WorkSizing;
+import io.s3broadcast.spi.cluster.ClusterPlan;
+import io.s3broadcast.spi.cluster.Shares;
+import io.s3broadcast.spi.cluster.WorkSizing;
 import io.s3broadcast.spi.PieceRun;
 import java.util.ArrayList;
 import java.util.List;

@@ -1,6 +1,6 @@
 /**
  * A discrete-event simulator of a broadcast, for fleets too large to emulate ({@code simulate}): the engine's policy
- * objects from {@code io.s3broadcast.internal.cluster} run in {@link io.s3broadcast.bench.sim.SimNode}s on a virtual
+ * objects from {@code io.s3broadcast.spi.cluster} run in {@link io.s3broadcast.bench.sim.SimNode}s on a virtual
  * clock ({@link io.s3broadcast.bench.sim.EventQueue}), their piece bytes and S3 responses carried as max-min fair
  * fluid flows ({@link io.s3broadcast.bench.sim.FluidNetwork}) over per-node links and the testkit's S3 profile.
  * {@link io.s3broadcast.bench.sim.Simulation} runs one broadcast and returns a

@@ -1,6 +1,6 @@
 package io.s3broadcast.p2p.cluster;
 
-import io.s3broadcast.internal.cluster.ChokeScheduler;
+import io.s3broadcast.spi.cluster.ChokeScheduler;
 import io.s3broadcast.p2p.protocol.Choke;
 import io.s3broadcast.p2p.protocol.Unchoke;
 import java.util.Map;

@@ -1,8 +1,8 @@
 package io.s3broadcast.p2p.cluster;
 
-import io.s3broadcast.internal.cluster.ClusterPlan;
-import io.s3broadcast.internal.cluster.Shares;
-import io.s3broadcast.internal.cluster.WorkSizing;
+import io.s3broadcast.spi.cluster.ClusterPlan;
+import io.s3broadcast.spi.cluster.Shares;
+import io.s3broadcast.spi.cluster.WorkSizing;
 import io.s3broadcast.spi.PieceLayout;
 import io.s3broadcast.spi.PieceRun;
 import java.util.ArrayList;

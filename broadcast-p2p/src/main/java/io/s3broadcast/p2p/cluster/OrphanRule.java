@@ -1,7 +1,7 @@
 package io.s3broadcast.p2p.cluster;
 
 import com.google.common.base.Ticker;
-import io.s3broadcast.internal.cluster.Shares;
+import io.s3broadcast.spi.cluster.Shares;
 import io.s3broadcast.spi.Bitfield;
 import io.s3broadcast.spi.PieceRun;
 import java.util.ArrayList;

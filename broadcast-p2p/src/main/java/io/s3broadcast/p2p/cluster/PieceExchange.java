@@ -1,7 +1,7 @@
 package io.s3broadcast.p2p.cluster;
 
 import com.google.common.base.Ticker;
-import io.s3broadcast.internal.cluster.RequestScheduler;
+import io.s3broadcast.spi.cluster.RequestScheduler;
 import io.s3broadcast.p2p.protocol.BitfieldMessage;
 import io.s3broadcast.p2p.protocol.Have;
 import io.s3broadcast.p2p.protocol.Interested;

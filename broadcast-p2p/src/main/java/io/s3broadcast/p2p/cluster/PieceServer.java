@@ -1,7 +1,7 @@
 package io.s3broadcast.p2p.cluster;
 
 import io.netty.channel.ChannelFuture;
-import io.s3broadcast.internal.cluster.ChokeScheduler;
+import io.s3broadcast.spi.cluster.ChokeScheduler;
 import io.s3broadcast.p2p.protocol.Reject;
 import io.s3broadcast.spi.PieceStore;
 import java.util.Set;

@@ -1,7 +1,7 @@
 package io.s3broadcast.p2p.cluster;
 
-import io.s3broadcast.internal.cluster.HaveBatcher;
-import io.s3broadcast.internal.cluster.RequestScheduler;
+import io.s3broadcast.spi.cluster.HaveBatcher;
+import io.s3broadcast.spi.cluster.RequestScheduler;
 import io.s3broadcast.p2p.protocol.Cancel;
 import io.s3broadcast.p2p.protocol.Digests;
 import io.s3broadcast.p2p.protocol.Have;

@@ -2,10 +2,10 @@ package io.s3broadcast.p2p.cluster;
 
 import com.google.common.base.Ticker;
 import io.s3broadcast.BroadcastException;
-import io.s3broadcast.internal.cluster.ClusterPlan;
-import io.s3broadcast.internal.cluster.StealingScheduler;
-import io.s3broadcast.internal.cluster.WorkList;
-import io.s3broadcast.internal.cluster.WorkSizing;
+import io.s3broadcast.spi.cluster.ClusterPlan;
+import io.s3broadcast.spi.cluster.StealingScheduler;
+import io.s3broadcast.spi.cluster.WorkList;
+import io.s3broadcast.spi.cluster.WorkSizing;
 import io.s3broadcast.p2p.protocol.PeerMessage;
 import io.s3broadcast.p2p.protocol.WorksLeft;
 import io.s3broadcast.spi.Bitfield;

@@ -1,8 +1,8 @@
 package io.s3broadcast.p2p.cluster;
 
-import io.s3broadcast.internal.cluster.ClusterPlan;
-import io.s3broadcast.internal.cluster.StealingScheduler;
-import io.s3broadcast.internal.cluster.WorkList;
+import io.s3broadcast.spi.cluster.ClusterPlan;
+import io.s3broadcast.spi.cluster.StealingScheduler;
+import io.s3broadcast.spi.cluster.WorkList;
 import io.s3broadcast.p2p.protocol.GiveWorkRequest;
 import io.s3broadcast.p2p.protocol.GiveWorkResponse;
 import io.s3broadcast.spi.Bitfield;

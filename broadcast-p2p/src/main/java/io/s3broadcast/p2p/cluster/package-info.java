@@ -4,7 +4,7 @@
  * are routed to runs by the group in the peer's handshake, and per fetch a run that joins the registry,
  * reads its share from S3, steals works, exchanges pieces with its peers and lingers to serve them. The
  * decisions themselves (shares, work lists, stealing, piece selection, choking) are
- * {@code io.s3broadcast.internal.cluster}'s; this package feeds them what it hears and sends what they
+ * {@code io.s3broadcast.spi.cluster}'s; this package feeds them what it hears and sends what they
  * decide. See {@code docs/architecture.md}, "How a cluster fetch flows".
  */
 package io.s3broadcast.p2p.cluster;

@@ -3,7 +3,7 @@ package io.s3broadcast.p2p.cluster;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import io.s3broadcast.internal.cluster.ChokeScheduler;
+import io.s3broadcast.spi.cluster.ChokeScheduler;
 import io.s3broadcast.p2p.protocol.MessageType;
 import io.s3broadcast.testkit.time.ManualScheduler;
 import java.time.Duration;

@@ -3,8 +3,8 @@ package io.s3broadcast.p2p.cluster;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.s3broadcast.Strategy;
-import io.s3broadcast.internal.cluster.ClusterPlan;
-import io.s3broadcast.internal.cluster.WorkSizing;
+import io.s3broadcast.spi.cluster.ClusterPlan;
+import io.s3broadcast.spi.cluster.WorkSizing;
 import io.s3broadcast.spi.PieceLayout;
 import java.util.List;
 import org.junit.jupiter.api.Test;

@@ -1,8 +1,8 @@
 package io.s3broadcast.p2p.cluster;
 
 import io.s3broadcast.Strategy;
-import io.s3broadcast.internal.cluster.ClusterPlan;
-import io.s3broadcast.internal.cluster.WorkSizing;
+import io.s3broadcast.spi.cluster.ClusterPlan;
+import io.s3broadcast.spi.cluster.WorkSizing;
 import io.s3broadcast.p2p.protocol.PeerMessage;
 import io.s3broadcast.testkit.time.ManualScheduler;
 import java.util.Map;

@@ -9,7 +9,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import io.netty.channel.ChannelFuture;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.embedded.EmbeddedChannel;
-import io.s3broadcast.internal.cluster.ChokeScheduler;
+import io.s3broadcast.spi.cluster.ChokeScheduler;
 import io.s3broadcast.p2p.protocol.Reject;
 import io.s3broadcast.spi.PieceLayout;
 import io.s3broadcast.spi.PieceStore;

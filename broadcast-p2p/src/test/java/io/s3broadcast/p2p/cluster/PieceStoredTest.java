@@ -2,10 +2,10 @@ package io.s3broadcast.p2p.cluster;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.s3broadcast.internal.cluster.HaveBatcher;
-import io.s3broadcast.internal.cluster.PieceSelector;
-import io.s3broadcast.internal.cluster.RequestScheduler;
-import io.s3broadcast.internal.cluster.SourcePieces;
+import io.s3broadcast.spi.cluster.HaveBatcher;
+import io.s3broadcast.spi.cluster.PieceSelector;
+import io.s3broadcast.spi.cluster.RequestScheduler;
+import io.s3broadcast.spi.cluster.SourcePieces;
 import io.s3broadcast.p2p.protocol.BitfieldMessage;
 import io.s3broadcast.p2p.protocol.Cancel;
 import io.s3broadcast.p2p.protocol.Digests;

@@ -4,9 +4,9 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.s3broadcast.BroadcastException;
 import io.s3broadcast.Strategy;
-import io.s3broadcast.internal.cluster.ClusterPlan;
-import io.s3broadcast.internal.cluster.Shares;
-import io.s3broadcast.internal.cluster.WorkSizing;
+import io.s3broadcast.spi.cluster.ClusterPlan;
+import io.s3broadcast.spi.cluster.Shares;
+import io.s3broadcast.spi.cluster.WorkSizing;
 import io.s3broadcast.p2p.protocol.GiveWorkRequest;
 import io.s3broadcast.p2p.protocol.GiveWorkResponse;
 import io.s3broadcast.p2p.protocol.PeerMessage;

@@ -1,0 +1,395 @@
+package io.s3broadcast.spi.cluster;
+
+import com.google.common.base.Ticker;
+import io.s3broadcast.spi.Bitfield;
+import io.s3broadcast.spi.ClusterConfig;
+import java.time.Duration;
+import java.util.Arrays;
+import java.util.BitSet;
+import java.util.Comparator;
+import java.util.List;
+import java.util.Objects;
+
+/**
+ * Decides which pieces this node requests from which peer in phase 2, bt-style: it keeps the pieces this
+ * node holds, what each peer holds ({@link Availability}), and every request outstanding, and answers
+ * "what should I request from this peer now?" and "a piece arrived: which requests do I cancel?". It sends
+ * nothing itself. Thread-safe (methods are synchronized), with no threads or timers of its own.
+ *
+ * <p>Rules:
+ * <ul>
+ * <li><b>Candidates.</b> A piece may be requested from a peer when the peer holds it, this node does
+ *     not, it is not requested from any peer, and this node's own S3 fetch will not deliver it
+ *     ({@link SourcePieces#isPending}: queued or in flight in the {@link WorkList}). That last rule is the
+ *     overlap rule: a piece in flight from S3 is not also fetched from a peer, and neither is one the S3
+ *     fetch is yet to take. The {@link PieceSelector} orders candidates (rarest first).
+ * <li><b>Faster peers for the rarest pieces.</b> Once rates are measured, a peer that delivers at less
+ *     than half the rate of another peer asks first for the pieces no such faster peer holds, and only
+ *     then (selector order again) for pieces a faster peer could send: the rare pieces the faster peers
+ *     hold are left to them.
+ * <li><b>Pipelining.</b> At most {@link RequestDepth#depth} requests are outstanding to one peer, from
+ *     the rate it delivered pieces at over the rate window (a {@linkplain RequestDepth#fixed fixed}
+ *     {@code maxRequestsPerPeer} unless a depth policy is set), never more than
+ *     {@code maxRequestsPerPeer}; {@link #nextRequests} returns only what fits in that budget. A request
+ *     stays outstanding until the piece is stored, the peer rejects it or sends bad data
+ *     ({@link #requestFailed}), the peer leaves, or it is cancelled.
+ * <li><b>Endgame.</b> Endgame holds when at least one piece is missing and every missing piece is in
+ *     flight: requested from some peer or taken by the S3 fetch ({@link SourcePieces#isInFlight}). Then,
+ *     once a peer's budget has room after ordinary candidates, duplicate requests are allowed: any missing
+ *     piece the peer holds and was not yet asked for, fewest outstanding requests first, then the piece
+ *     whose fastest requester delivers slowest (an unmeasured one counts as slowest), then in selector
+ *     order. When a piece is stored, {@link #pieceStored} returns every other request for it, to cancel.
+ * </ul>
+ *
+ * <p>The caller asks {@link #nextRequests} only for peers that unchoke this node, and feeds every
+ * bitfield, have, departure, stored piece (from peers and from S3) and failed request.
+ */
+public final class RequestScheduler {
+
+    /** A request for {@code piece} outstanding to {@code peer}. */
+    public record PeerRequest(String peer, int piece) {
+    }
+
+    /** Ahead of another peer by this factor, a peer is left the rare pieces only it and its like hold. */
+    private static final double FASTER = 2;
+
+    private final int pieceCount;
+    private final BitSet have;
+    private final Availability availability;
+    private final PieceSelector selector;
+    private final SourcePieces source;
+    private final int maxRequestsPerPeer;
+    private final RequestDepth depth;
+    private final OutstandingRequests outstanding;
+
+    private RequestScheduler(Builder b) {
+        this.pieceCount = b.pieceCount;
+        this.have = new BitSet(pieceCount);
+        if (b.have != null) {
+            if (b.have.size() != pieceCount) {
+                throw new IllegalArgumentException("bitfield of " + b.have.size() + " pieces, object has " + pieceCount);
+            }
+            for (int p = b.have.nextSet(0); p >= 0; p = b.have.nextSet(p + 1)) {
+                have.set(p);
+            }
+        }
+        this.availability = new Availability(pieceCount);
+        this.selector = b.selector;
+        this.source = b.source;
+        this.maxRequestsPerPeer = b.maxRequestsPerPeer;
+        this.depth = b.depth != null ? b.depth : RequestDepth.fixed(b.maxRequestsPerPeer);
+        this.outstanding = new OutstandingRequests(pieceCount, b.ticker, b.rateWindow);
+    }
+
+    /** A scheduler for an object of {@code pieceCount} pieces. */
+    public static Builder builder(int pieceCount) {
+        return new Builder(pieceCount);
+    }
+
+    /** {@code peer} sent its bitfield (a peer that sends {@code Done} holds {@code Bitfield.full}). */
+    public synchronized void peerBitfield(String peer, Bitfield bitfield) {
+        availability.bitfield(peer, bitfield);
+    }
+
+    /** {@code peer} announced that it now holds {@code piece}. */
+    public synchronized void peerHave(String peer, int piece) {
+        availability.have(peer, piece);
+    }
+
+    /** {@code peer} left: its pieces no longer count and its outstanding requests are dropped. */
+    public synchronized void peerLeft(String peer) {
+        availability.leave(peer);
+        outstanding.peerLeft(peer);
+    }
+
+    /** Whether {@code peer} holds a piece this node lacks (this node should be interested in it). */
+    public synchronized boolean isInteresting(String peer) {
+        BitSet b = (BitSet) availability.pieces(peer).clone();
+        b.andNot(have);
+        return !b.isEmpty();
+    }
+
+    /**
+     * The pieces to request from {@code peer} now, best first, within its request budget; they are
+     * recorded as outstanding. Empty when the budget is full or the peer has nothing this node may ask
+     * for (see the class comment for candidates and endgame).
+     */
+    public synchronized int[] nextRequests(String peer) {
+        Objects.requireNonNull(peer, "peer");
+        BitSet peerPieces = availability.pieces(peer);
+        if (peerPieces.isEmpty()) {
+            return new int[0];
+        }
+        BitSet mine = outstanding.of(peer);
+        int budget = depth(peer) - mine.cardinality();
+        if (budget <= 0) {
+            return new int[0];
+        }
+        BitSet candidates = (BitSet) peerPieces.clone();
+        candidates.andNot(have);
+        candidates.andNot(outstanding.any());
+        for (int p = candidates.nextSetBit(0); p >= 0; p = candidates.nextSetBit(p + 1)) {
+            if (source.isPending(p)) {
+                candidates.clear(p);
+            }
+        }
+        int[] picked = selectLeavingFasterPeers(peer, candidates, budget);
+        for (int p : picked) {
+            outstanding.add(peer, p);
+        }
+        if (picked.length == budget || !isEndgame()) {
+            return picked;
+        }
+        BitSet duplicates = (BitSet) peerPieces.clone();
+        duplicates.andNot(have);
+        duplicates.andNot(mine);
+        int[] extra = endgameOrder(duplicates, budget - picked.length);
+        int[] out = Arrays.copyOf(picked, picked.length + extra.length);
+        for (int i = 0; i < extra.length; i++) {
+            outstanding.add(peer, extra[i]);
+            out[picked.length + i] = extra[i];
+        }
+        return out;
+    }
+
+    /**
+     * Up to {@code limit} of {@code duplicates} to ask for again in endgame: fewest outstanding requests first,
+     * then the piece whose fastest requester is slowest (the one likely to arrive last), then selector order.
+     */
+    private int[] endgameOrder(BitSet duplicates, int limit) {
+        int[] order = selector.select(duplicates, availability::count, duplicates.cardinality());
+        double[] holderRate = outstanding.fastestRequester(duplicates);
+        Integer[] idx = new Integer[order.length];
+        for (int i = 0; i < order.length; i++) {
+            idx[i] = i;
+        }
+        Arrays.sort(idx, Comparator.<Integer>comparingInt(i -> outstanding.count(order[i]))
+                .thenComparingDouble(i -> holderRate[order[i]])
+                .thenComparingInt(i -> i));
+        int[] out = new int[Math.min(limit, idx.length)];
+        for (int i = 0; i < out.length; i++) {
+            out[i] = order[idx[i]];
+        }
+        return out;
+    }
+
+    /**
+     * Up to {@code limit} of {@code candidates} in selector order, except that when faster peers are known
+     * (at least {@value #FASTER} times {@code peer}'s measured rate) the pieces none of them holds come first.
+     */
+    private int[] selectLeavingFasterPeers(String peer, BitSet candidates, int limit) {
+        List<String> faster = outstanding.fasterThan(peer, FASTER);
+        if (faster.isEmpty()) {
+            return selector.select(candidates, availability::count, limit);
+        }
+        BitSet fasterHold = new BitSet(pieceCount);
+        for (String f : faster) {
+            fasterHold.or(availability.pieces(f));
+        }
+        BitSet onlyHere = (BitSet) candidates.clone();
+        onlyHere.andNot(fasterHold);
+        int[] first = selector.select(onlyHere, availability::count, limit);
+        if (first.length == limit) {
+            return first;
+        }
+        BitSet rest = (BitSet) candidates.clone();
+        rest.and(fasterHold);
+        int[] second = selector.select(rest, availability::count, limit - first.length);
+        int[] out = Arrays.copyOf(first, first.length + second.length);
+        System.arraycopy(second, 0, out, first.length, second.length);
+        return out;
+    }
+
+    /**
+     * {@code piece} is stored and verified, delivered by peer {@code from} ({@code null} when it came from
+     * S3 or elsewhere). Returns the requests for it still outstanding to other peers, in peer order: send
+     * each a cancel. They are no longer counted as outstanding.
+     */
+    public synchronized List<PeerRequest> pieceStored(int piece, String from) {
+        checkPiece(piece);
+        have.set(piece);
+        return outstanding.stored(piece, from);
+    }
+
+    /** {@code piece} is stored, from S3 or elsewhere: as {@code pieceStored(piece, null)}. */
+    public List<PeerRequest> pieceStored(int piece) {
+        return pieceStored(piece, null);
+    }
+
+    /**
+     * {@code peer} will not deliver {@code piece} (it rejected the request, sent bad data, or timed out):
+     * the request is dropped and the piece may be requested again. Returns false when no such request was
+     * outstanding.
+     */
+    public synchronized boolean requestFailed(String peer, int piece) {
+        checkPiece(piece);
+        return outstanding.remove(peer, piece);
+    }
+
+    /** At least one piece is missing and every missing piece is in flight, from a peer or from S3. */
+    public synchronized boolean isEndgame() {
+        int p = have.nextClearBit(0);
+        if (p >= pieceCount) {
+            return false;
+        }
+        for (; p < pieceCount; p = have.nextClearBit(p + 1)) {
+            if (outstanding.count(p) == 0 && !source.isInFlight(p)) {
+                return false;
+            }
+        }
+        return true;
+    }
+
+    /**
+     * Requests this node keeps outstanding to {@code peer} now: the {@link RequestDepth} for the rate the
+     * peer delivered at, at most {@code maxRequestsPerPeer}.
+     */
+    public synchronized int depth(String peer) {
+        int d = depth.depth(outstanding.rate(peer), outstanding.measured(peer));
+        return Math.max(1, Math.min(maxRequestsPerPeer, d));
+    }
+
+    /** Pieces per second {@code peer} delivered over the rate window; 0 before its first piece. */
+    public synchronized double piecesPerSecond(String peer) {
+        return outstanding.rate(peer);
+    }
+
+    /** Requests outstanding to {@code peer}. */
+    public synchronized int outstanding(String peer) {
+        return outstanding.outstanding(peer);
+    }
+
+    /** The requests outstanding to {@code peer}, in piece order. */
+    public synchronized int[] outstandingPieces(String peer) {
+        return outstanding.outstandingPieces(peer);
+    }
+
+    public synchronized boolean hasPiece(int piece) {
+        checkPiece(piece);
+        return have.get(piece);
+    }
+
+    /** Pieces this node still lacks. */
+    public synchronized int missing() {
+        return pieceCount - have.cardinality();
+    }
+
+    public synchronized boolean isComplete() {
+        return have.cardinality() == pieceCount;
+    }
+
+    /** How many connected peers hold {@code piece}. */
+    public synchronized int availability(int piece) {
+        checkPiece(piece);
+        return availability.count(piece);
+    }
+
+    private void checkPiece(int piece) {
+        if (piece < 0 || piece >= pieceCount) {
+            throw new IndexOutOfBoundsException("piece " + piece + " outside [0, " + pieceCount + ")");
+        }
+    }
+
+    /** Builds a {@link RequestScheduler}. */
+    public static final class Builder {
+
+        /** Default requests outstanding per peer. */
+        public static final int DEFAULT_MAX_REQUESTS_PER_PEER = 8;
+
+        /**
+         * Least depth of {@link #configure}'s adaptive depth, and its depth before a peer's first piece (a
+         * deeper start could outlast the request timeout on a link shared by many uploads).
+         */
+        public static final int ADAPTIVE_FLOOR = 2;
+
+        /** Default window over which a peer's delivery rate is measured. */
+        public static final Duration DEFAULT_RATE_WINDOW = Duration.ofSeconds(5);
+
+        private final int pieceCount;
+        private Bitfield have;
+        private PieceSelector selector = PieceSelector.rarest();
+        private SourcePieces source = SourcePieces.NONE;
+        private int maxRequestsPerPeer = DEFAULT_MAX_REQUESTS_PER_PEER;
+        private RequestDepth depth;
+        private Ticker ticker = Ticker.systemTicker();
+        private Duration rateWindow = DEFAULT_RATE_WINDOW;
+
+        private Builder(int pieceCount) {
+            if (pieceCount < 0) {
+                throw new IllegalArgumentException("pieceCount must be >= 0, was " + pieceCount);
+            }
+            this.pieceCount = pieceCount;
+        }
+
+        /** Pieces this node already holds. Default none. */
+        public Builder have(Bitfield have) {
+            this.have = have.copy();
+            return this;
+        }
+
+        /** Default {@link PieceSelector#rarest()}. */
+        public Builder selector(PieceSelector selector) {
+            this.selector = Objects.requireNonNull(selector, "selector");
+            return this;
+        }
+
+        /** This node's S3 fetch (its {@link WorkList}), for the overlap rule. Default {@link SourcePieces#NONE}. */
+        public Builder source(SourcePieces source) {
+            this.source = Objects.requireNonNull(source, "source");
+            return this;
+        }
+
+        /** Requests outstanding to one peer at most. Default {@value #DEFAULT_MAX_REQUESTS_PER_PEER}. */
+        public Builder maxRequestsPerPeer(int maxRequestsPerPeer) {
+            if (maxRequestsPerPeer <= 0) {
+                throw new IllegalArgumentException("maxRequestsPerPeer must be > 0, was " + maxRequestsPerPeer);
+            }
+            this.maxRequestsPerPeer = maxRequestsPerPeer;
+            return this;
+        }
+
+        /**
+         * The settings of {@code config}: its {@code maxRequestsPerPeer} as the cap, its ticker, and the depth
+         * {@link RequestDepth#adaptive adaptive} over its {@code requestQueueTime} (from
+         * {@value #ADAPTIVE_FLOOR} requests, also before the first piece, up to the cap), or fixed at the cap
+         * when that is zero.
+         */
+        public Builder configure(ClusterConfig config) {
+            maxRequestsPerPeer(config.maxRequestsPerPeer());
+            ticker(config.ticker());
+            Duration queueTime = config.requestQueueTime();
+            return depth(queueTime.isZero() ? RequestDepth.fixed(config.maxRequestsPerPeer())
+                    : RequestDepth.adaptive(queueTime, Math.min(ADAPTIVE_FLOOR, config.maxRequestsPerPeer()),
+                            ADAPTIVE_FLOOR, config.maxRequestsPerPeer()));
+        }
+
+        /**
+         * The pipeline depth per peer, within {@code maxRequestsPerPeer}. Default
+         * {@code RequestDepth.fixed(maxRequestsPerPeer)}.
+         */
+        public Builder depth(RequestDepth depth) {
+            this.depth = Objects.requireNonNull(depth, "depth");
+            return this;
+        }
+
+        /** The clock of the peers' rate meters. Default the system ticker. */
+        public Builder ticker(Ticker ticker) {
+            this.ticker = Objects.requireNonNull(ticker, "ticker");
+            return this;
+        }
+
+        /** Window over which a peer's delivery rate is measured. Default 5 s. */
+        public Builder rateWindow(Duration rateWindow) {
+            Objects.requireNonNull(rateWindow, "rateWindow");
+            if (rateWindow.isZero() || rateWindow.isNegative()) {
+                throw new IllegalArgumentException("rateWindow must be > 0, was " + rateWindow);
+            }
+            this.rateWindow = rateWindow;
+            return this;
+        }
+
+        public RequestScheduler build() {
+            return new RequestScheduler(this);
+        }
+    }
+}
