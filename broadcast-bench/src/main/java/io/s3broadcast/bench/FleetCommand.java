@@ -158,8 +158,14 @@ final class FleetCommand implements Callable<Integer> {
 
     @Option(names = "--keep-logs", paramLabel = "DIR",
             description = "netns: copy each node's stdout and stderr (its log) to DIR/<contender>-<trial>/ before the"
-                    + " trial's directory is deleted.")
+                    + " trial's directory is deleted; each node's JSON line then has its throughput samples.")
     Path keepLogs;
+
+    @Option(names = "--node-jvm-option", paramLabel = "OPTION",
+            description = "netns: one more option for the node JVMs (ours and the Transfer Manager's), after their flags and class-data archive"
+                    + " (repeatable; a later flag wins), e.g. -XX:TieredStopAtLevel=1 to try other JIT settings, or"
+                    + " -XX:StartFlightRecording=filename=/tmp/jfr/ to see where a node's CPU goes.")
+    List<String> nodeJvmOptions = new ArrayList<>();
 
     @Option(names = "--calibrate",
             description = "Check the instrument instead of running contenders: link rates (within 5%%), the proxy's"
@@ -264,7 +270,8 @@ final class FleetCommand implements Callable<Integer> {
     private FleetLevel openLevel(FleetSpec fleet, Testbed testbed, Path dir) throws IOException, InterruptedException {
         return switch (fleet.level()) {
             case "inprocess" -> new InProcessFleet(fleet, testbed, dir);
-            case "netns" -> NetnsFleet.open(fleet, testbed, dir, cds.cacheDir()).keepLogs(keepLogs);
+            case "netns" -> NetnsFleet.open(fleet, testbed, dir, cds.cacheDir()).keepLogs(keepLogs)
+                    .nodeJvmOptions(nodeJvmOptions);
             default -> throw new IllegalStateException(fleet.level());
         };
     }

@@ -51,6 +51,7 @@ final class NetnsFleet implements FleetCommand.FleetLevel {
     private ChurnClock clock;
     /** Where to copy the node processes' stdout and stderr, or null. */
     private Path keepLogs;
+    private List<String> nodeJvmOptions = List.of();
 
     private NetnsFleet(FleetCommand.FleetSpec spec, Testbed testbed, Path dir, Namespaces namespaces, FaultProxy proxy,
             Path archiveDir) {
@@ -106,6 +107,12 @@ final class NetnsFleet implements FleetCommand.FleetLevel {
     /** Copies each node's stdout and stderr to {@code dir}/{@code <contender>-<trial>}/ (null: not kept). */
     NetnsFleet keepLogs(Path dir) {
         this.keepLogs = dir;
+        return this;
+    }
+
+    /** Options for the node JVMs (ours and the Transfer Manager's) after their flags and class-data archive (a later flag wins). */
+    NetnsFleet nodeJvmOptions(List<String> options) {
+        this.nodeJvmOptions = List.copyOf(options);
         return this;
     }
 
@@ -192,7 +199,7 @@ final class NetnsFleet implements FleetCommand.FleetLevel {
                                 "--advertised-host", host, "--node-id", NodeInfo.idFor(host, PEER_PORT),
                                 "--expect", String.valueOf(churn.starters(n)), "--expect-timeout",
                                 spec.expectTimeout().toSeconds() + "s"));
-                        if (churn.any()) {
+                        if (churn.any() || keepLogs != null) {
                             args.add("--samples");
                         }
                         if (churn.role(i, n) == Churn.Role.LEAVE) {
@@ -203,7 +210,9 @@ final class NetnsFleet implements FleetCommand.FleetLevel {
                     }
                 }
                 args.addAll(tuningArgs());
-                ProcessBuilder pb = launch(i, NodeJvm.command(archiveFlags, args));
+                List<String> jvm = new ArrayList<>(archiveFlags);
+                jvm.addAll(nodeJvmOptions);
+                ProcessBuilder pb = launch(i, NodeJvm.command(jvm, args));
                 Path out = nodeDir.resolve("stdout");
                 pb.redirectOutput(out.toFile()).redirectError(nodeDir.resolve("stderr").toFile());
                 environment(pb.environment());

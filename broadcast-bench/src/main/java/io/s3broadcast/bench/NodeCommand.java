@@ -50,6 +50,7 @@ public final class NodeCommand implements Callable<Integer> {
 
     /** How long the last {@code Broadcast.builder().build()} took, seconds (0 before one). */
     private double buildSeconds;
+    private double cpuAtStartSeconds;
 
     @Spec
     CommandSpec spec;
@@ -447,13 +448,15 @@ public final class NodeCommand implements Callable<Integer> {
             throw new java.io.EOFException("stdin closed before the start signal");
         }
         stdinReader = in;
+        cpuAtStartSeconds = InProcessFleet.JvmCpu.now().cpuSeconds();
         return System.currentTimeMillis();
     }
 
     private NodeReport.NodeProcess process(String method, long ready, long start, Long done) {
         InProcessFleet.JvmCpu cpu = InProcessFleet.JvmCpu.now();
         return new NodeReport.NodeProcess(method, ready, start, done, SingleCommand.round(cpu.cpuSeconds(), 3),
-                SingleCommand.round(cpu.gcSeconds(), 3), SingleCommand.round(cpu.jitSeconds(), 3), buildSeconds);
+                SingleCommand.round(cpu.gcSeconds(), 3), SingleCommand.round(cpu.jitSeconds(), 3), buildSeconds,
+                SingleCommand.round(cpuAtStartSeconds, 3));
     }
 
     static double seconds(Duration d) {

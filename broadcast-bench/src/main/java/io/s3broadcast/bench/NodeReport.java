@@ -107,8 +107,10 @@ record NodeReport(
      * @param gcSeconds time in garbage collection so far
      * @param jitSeconds time in JIT compilation so far
      * @param buildSeconds how long {@code Broadcast.builder().build()} took (the S3 client made), before the fetch
+     * @param cpuAtStartSeconds CPU of the process when it got the start signal (JVM start-up, the client built):
+     *     {@code cpuSeconds} minus this is what the fetch and the linger cost
      */
     record NodeProcess(String method, long readyEpochMillis, long startEpochMillis, Long doneEpochMillis, double cpuSeconds,
-            double gcSeconds, double jitSeconds, double buildSeconds) {
+            double gcSeconds, double jitSeconds, double buildSeconds, double cpuAtStartSeconds) {
     }
 }
