@@ -125,7 +125,7 @@ final class RunParts {
                 piece -> expected(piece) != null, banned::misbehaved, run::self);
         chokeDriver = new ChokeDriver(choke, peers, loop, config.unchokeSlots());
         linger = new Linger(peers, loop, config.linger(), membership::anyPending, run::finish);
-        channels = new PeerChannels(loop, cluster.tls(), run::pipeline, p -> LinkEmulation.apply(run.self(), p));
+        channels = new PeerChannels(loop, cluster.tls(), run::pipeline, cluster.peerChannelHandler());
         server = new PieceServer(store, serving, choke, banned::contains, disputes.quarantine(), exchangedWith,
                 config.maxRequestsPerPeer(), run::closing);
         dialer = new Dialer(run::self, membership, peers, banned::contains, loop,
