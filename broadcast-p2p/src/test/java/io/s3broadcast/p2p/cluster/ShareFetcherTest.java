@@ -495,7 +495,7 @@ class ShareFetcherTest {
     }
 
     /** S3 as phase 1 sees it: each fetch polls its queue when the test says, and completes when told. */
-    private static final class FakeSource implements ShareFetcher.Source {
+    private static final class FakeSource implements ShareRead.Source {
         final List<RangeReads> reads = new ArrayList<>();
         PieceQueue queue;
         RangeReads shape;
