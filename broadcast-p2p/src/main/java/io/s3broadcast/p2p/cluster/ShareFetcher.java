@@ -226,10 +226,7 @@ final class ShareFetcher {
         checkPhase2Start();
     }
 
-    /**
-     * {@code peer} answered a {@code GIVE_WORK_REQUEST}: its works go to the end of the list ({@code have}
-     * are pieces stored meanwhile). Returns false, changing nothing, when this node did not ask it that.
-     */
+    /** {@code peer} answered a {@code GIVE_WORK_REQUEST}: false if not asked ({@link WorkStealing#answered}). */
     boolean giveWorkAnswered(String peer, int requestId, List<PieceRun> works, IntPredicate have) {
         if (!steals.answered(peer, requestId, works, have)) {
             return false;
