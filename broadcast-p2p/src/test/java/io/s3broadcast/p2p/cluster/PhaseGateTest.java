@@ -3,47 +3,14 @@ package io.s3broadcast.p2p.cluster;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.s3broadcast.Strategy;
-import io.s3broadcast.p2p.protocol.PeerMessage;
 import io.s3broadcast.spi.cluster.ClusterPlan;
-import java.util.Set;
 import org.junit.jupiter.api.Test;
 
 /** When phase 2 opens, and when phase 1 ended. */
 class PhaseGateTest {
 
     private boolean ownDone;
-    private boolean peersOut;
-    private int starts;
-    private final ShareFetcher.Run run = new ShareFetcher.Run() {
-        @Override
-        public Set<String> peers() {
-            return Set.of();
-        }
-
-        @Override
-        public boolean send(String peer, PeerMessage msg) {
-            return false;
-        }
-
-        @Override
-        public boolean peersOutOfWork() {
-            return peersOut;
-        }
-
-        @Override
-        public void phase2Starts() {
-            starts++;
-        }
-
-        @Override
-        public boolean peersFetching() {
-            return false;
-        }
-
-        @Override
-        public void failed(Throwable error) {
-        }
-    };
+    private final ShareFetcherTest.FakeRun run = new ShareFetcherTest.FakeRun();
 
     private PhaseGate gate(Strategy strategy) {
         return new PhaseGate("a", ClusterPlan.of(strategy), () -> ownDone, run);
@@ -52,15 +19,24 @@ class PhaseGateTest {
     @Test
     void phaseTwoOpensOnceWhenThisNodeAndEveryPeerAreOutOfWork() {
         PhaseGate gate = gate(Strategy.STEAL);
+        run.peerWorks.put("b", 2);
         ownDone = true;
         gate.check();
-        assertThat(starts).isZero();
+        assertThat(run.phase2Starts).isZero();
         assertThat(gate.phase2Allowed()).isFalse();
-        peersOut = true;
+        run.peerWorks.put("b", 0);
         gate.check();
         gate.check();
-        assertThat(starts).isEqualTo(1);
+        assertThat(run.phase2Starts).isEqualTo(1);
         assertThat(gate.phase2Allowed()).isTrue();
+    }
+
+    @Test
+    void nothingOpensWhileThisNodeHasWorkOfItsOwn() {
+        PhaseGate gate = gate(Strategy.STEAL);
+        gate.check();
+        assertThat(gate.overEverywhere()).isFalse();
+        assertThat(run.phase2Starts).isZero();
     }
 
     @Test
