@@ -252,6 +252,14 @@ public interface Broadcast extends AutoCloseable {
         /** Time source for durations and rates; tests pass a fake one. */
         Builder ticker(Ticker ticker);
 
+        /**
+         * Advanced: what makes the engine of cluster strategies, instead of the one {@link java.util.ServiceLoader}
+         * finds ({@code broadcast-p2p}'s). A bench passes a customised one, such as {@code
+         * NettyClusterProvider.withPeerChannelHandler} to emulate each in-process node's link; applications
+         * leave it unset.
+         */
+        Builder clusterStrategy(io.s3broadcast.spi.ClusterStrategyProvider provider);
+
         Broadcast build();
     }
 }

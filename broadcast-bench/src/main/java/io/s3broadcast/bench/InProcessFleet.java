@@ -1,7 +1,7 @@
 package io.s3broadcast.bench;
 
 import io.s3broadcast.Strategy;
-import io.s3broadcast.p2p.cluster.LinkEmulation;
+import io.s3broadcast.p2p.cluster.NettyClusterProvider;
 import io.s3broadcast.testkit.proxy.FaultProxy;
 import io.s3broadcast.testkit.proxy.Throttle;
 import java.io.IOException;
@@ -23,7 +23,8 @@ import org.slf4j.LoggerFactory;
 /**
  * {@code fleet --level inprocess}: N nodes in this JVM. The S3 proxy gives each node its own port, counted under
  * {@code node-i} and charged to the node's download {@link Throttle}; the node's peer channels get a {@link
- * PeerLinkShaper} through {@link LinkEmulation}, which limits their upload and charges their download to the same
+ * PeerLinkShaper}'s handler first (its {@code Broadcast} built with {@link
+ * NettyClusterProvider#withPeerChannelHandler}), which limits their upload and charges their download to the same
  * throttle. Baselines: the Transfer Manager (one client per node, in this JVM) and aria2c (one process per node).
  */
 final class InProcessFleet implements FleetCommand.FleetLevel {
@@ -103,7 +104,6 @@ final class InProcessFleet implements FleetCommand.FleetLevel {
         // No security options: LocalCluster gives the trial's nodes one random group secret.
         LocalCluster.Options options = new LocalCluster.Options(spec.nodes(), strategy, spec.tuning(), -1, 0, 0,
                 spec.expectTimeout(), spec.timeout(), null);
-        List<String> ids = new ArrayList<>();
         List<PeerLinkShaper> shapers = new ArrayList<>();
         List<ThroughputSampler> samplers = new ArrayList<>();
         for (int i = 0; i < spec.nodes(); i++) {
@@ -112,11 +112,10 @@ final class InProcessFleet implements FleetCommand.FleetLevel {
         AtomicLong started = new AtomicLong();
         try {
             ClusterTrial ct = LocalCluster.run(testbed, options, dir, trial,
-                    spec.churn().any() ? samplers::get : null, (i, id, base) -> {
+                    spec.churn().any() ? samplers::get : null, (i, id, base, builder) -> {
                 PeerLinkShaper shaper = new PeerLinkShaper(timer, spec.links().get(i).up(), downloads.get(i));
                 shapers.add(shaper);
-                ids.add(id);
-                LinkEmulation.install(id, shaper::newHandler);
+                builder.clusterStrategy(NettyClusterProvider.withPeerChannelHandler(shaper::newHandler));
                 return endpointOf(i);
             }, strategy.isCluster() ? spec.churn() : Churn.NONE, t0 -> {
                 long[] base = s3Bytes();
@@ -132,7 +131,6 @@ final class InProcessFleet implements FleetCommand.FleetLevel {
             }
             return nodes;
         } finally {
-            ids.forEach(LinkEmulation::remove);
             shapers.forEach(PeerLinkShaper::release);
         }
     }

@@ -93,15 +93,16 @@ final class LocalCluster {
         return run(testbed, options, workDir, trial, listeners, null);
     }
 
-    /** How a caller places one node: its S3 endpoint, and anything else it attaches to the node's id. */
+    /** How a caller places one node: its S3 endpoint, and anything else it sets on the node's builder. */
     interface NodeSetup {
         /**
          * Called before node {@code node} is built.
          *
          * @param base the endpoint the node would use (the server's, or its throttling proxy's)
+         * @param builder the node's builder, to which the caller may add (its cluster strategy, say)
          * @return the endpoint it uses
          */
-        Endpoint place(int node, String nodeId, Endpoint base) throws IOException;
+        Endpoint place(int node, String nodeId, Endpoint base, Broadcast.Builder builder) throws IOException;
     }
 
     /** {@link #run(Testbed, Options, Path, int, IntFunction)}, with {@code setup} (or null) placing each node. */
@@ -148,11 +149,11 @@ final class LocalCluster {
                 }
                 Path dir = Files.createDirectories(trialDir.resolve("node-" + i));
                 String id = options.strategy().isCluster() ? NodeInfo.idFor(LOOPBACK, ports.get(i)) : "node-" + i;
+                Broadcast.Builder builder = Broadcast.builder();
                 if (setup != null) {
-                    endpoint = setup.place(i, id, endpoint);
+                    endpoint = setup.place(i, id, endpoint, builder);
                 }
-                Broadcast.Builder builder = endpoint.configure(Broadcast.builder()).destinationDirectory(dir)
-                        .strategy(options.strategy()).nodeId(id);
+                endpoint.configure(builder).destinationDirectory(dir).strategy(options.strategy()).nodeId(id);
                 if (options.strategy().isCluster()) {
                     if (options.security() == null || !options.security().choosesSecret()) {
                         builder.secret(secret);

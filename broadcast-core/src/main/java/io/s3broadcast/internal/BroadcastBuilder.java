@@ -52,6 +52,7 @@ public final class BroadcastBuilder implements Broadcast.Builder {
     boolean insecure;
     io.s3broadcast.spi.PeerSecurity.Tls tls;
     Boolean metrics;
+    io.s3broadcast.spi.ClusterStrategyProvider clusterProvider;
     ConfigSource config = ConfigSource.system();
 
     @Override
@@ -271,6 +272,12 @@ public final class BroadcastBuilder implements Broadcast.Builder {
     @Override
     public BroadcastBuilder metrics(boolean enabled) {
         this.metrics = enabled;
+        return this;
+    }
+
+    @Override
+    public BroadcastBuilder clusterStrategy(io.s3broadcast.spi.ClusterStrategyProvider provider) {
+        this.clusterProvider = Objects.requireNonNull(provider, "provider");
         return this;
     }
 

@@ -152,13 +152,17 @@ final class DefaultBroadcast implements Broadcast {
         return fetches;
     }
 
-    /** The cluster strategy, made on first use: it binds the peer server. Null when broadcast-p2p is absent. */
+    /** The cluster strategy, made on first use: it binds the peer server. Null when none was given and broadcast-p2p is absent. */
     private synchronized ClusterStrategy cluster() {
         if (!clusterLoaded) {
             clusterLoaded = true;
-            Iterator<ClusterStrategyProvider> it = ServiceLoader.load(ClusterStrategyProvider.class).iterator();
-            if (it.hasNext()) {
-                cluster = it.next().create(settings.cluster(), source.client().orElse(null));
+            ClusterStrategyProvider provider = settings.clusterProvider();
+            if (provider == null) {
+                Iterator<ClusterStrategyProvider> it = ServiceLoader.load(ClusterStrategyProvider.class).iterator();
+                provider = it.hasNext() ? it.next() : null;
+            }
+            if (provider != null) {
+                cluster = provider.create(settings.cluster(), source.client().orElse(null));
             }
         }
         return cluster;

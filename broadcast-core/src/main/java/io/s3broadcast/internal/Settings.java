@@ -23,6 +23,7 @@ import java.util.Locale;
 import java.util.Optional;
 import java.util.ServiceLoader;
 import java.util.concurrent.ExecutorService;
+import io.s3broadcast.spi.ClusterStrategyProvider;
 import software.amazon.awssdk.regions.Region;
 
 /** Every setting of a broadcast, resolved: explicit value, else system property, else environment, else default. */
@@ -35,7 +36,8 @@ record Settings(
         WorkSizing sizing,
         List<FetchListener> listeners,
         ExecutorService executor,
-        Ticker ticker) {
+        Ticker ticker,
+        ClusterStrategyProvider clusterProvider) {
 
     static final int DEFAULT_CONNECTIONS = 16;
     static final ConnectionTuning DEFAULT_CONNECTION_TUNING = ConnectionTuning.hillClimbing();
@@ -157,7 +159,7 @@ record Settings(
             BroadcastMetrics.globalIfPresent().ifPresent(listeners::add);
         }
         return new Settings(source, cluster, destination.toAbsolutePath(), strategy, pieceSize, sizing, List.copyOf(listeners),
-                b.executor, ticker);
+                b.executor, ticker, b.clusterProvider);
     }
 
     /**

@@ -40,4 +40,11 @@ class BuildValidationTest {
         assertThat(Settings.resolve(builder(Map.of()).registry("static:10.0.0.1:7000").insecure()).cluster().registry())
                 .isEqualTo("static:10.0.0.1:7000");
     }
+
+    @Test
+    void aGivenClusterStrategyProviderIsKeptForTheBroadcast() {
+        io.s3broadcast.spi.ClusterStrategyProvider provider = (config, client) -> null;
+        assertThat(Settings.resolve(builder(Map.of()).clusterStrategy(provider)).clusterProvider()).isSameAs(provider);
+        assertThat(Settings.resolve(builder(Map.of())).clusterProvider()).isNull();
+    }
 }

@@ -5,6 +5,7 @@ import io.s3broadcast.spi.cluster.ClusterPlan;
 import io.s3broadcast.spi.cluster.PieceSelector;
 import io.s3broadcast.spi.cluster.RequestDepth;
 import io.s3broadcast.spi.cluster.RequestScheduler;
+import io.s3broadcast.spi.cluster.RequestSchedulerBuilder;
 import io.s3broadcast.spi.cluster.StealingScheduler;
 import io.s3broadcast.spi.cluster.WorkList;
 import io.s3broadcast.spi.cluster.WorkSizing;
@@ -97,16 +98,16 @@ final class SimNode {
         int pieceCount = config.pieceCount();
         this.workList = new WorkList(pieceCount, List.of());
         this.stealing = plan.scheduler(new Random(Simulation.mix(config.seed(), index, 1)));
-        RequestScheduler.Builder rb = RequestScheduler.builder(pieceCount)
+        RequestSchedulerBuilder rb = RequestScheduler.builder(pieceCount)
                 .selector(PieceSelector.randomizedRarest(new Random(Simulation.mix(config.seed(), index, 2))))
                 .source(workList)
                 .maxRequestsPerPeer(config.maxRequestsPerPeer())
                 .ticker(events.ticker());
-        // As RequestScheduler.Builder.configure(ClusterConfig) sets it.
+        // As RequestSchedulerBuilder.configure(ClusterConfig) sets it.
         rb.depth(config.requestQueueTime().isZero() ? RequestDepth.fixed(config.maxRequestsPerPeer())
                 : RequestDepth.adaptive(config.requestQueueTime(),
-                        Math.min(RequestScheduler.Builder.ADAPTIVE_FLOOR, config.maxRequestsPerPeer()),
-                        RequestScheduler.Builder.ADAPTIVE_FLOOR, config.maxRequestsPerPeer()));
+                        Math.min(RequestSchedulerBuilder.ADAPTIVE_FLOOR, config.maxRequestsPerPeer()),
+                        RequestSchedulerBuilder.ADAPTIVE_FLOOR, config.maxRequestsPerPeer()));
         this.requests = rb.build();
         // As ChokeScheduler.Builder.configure(ClusterConfig) sets it.
         this.choke = ChokeScheduler.builder().ticker(events.ticker()).policy(config.chokePolicy())

@@ -1,9 +1,6 @@
 package io.s3broadcast.spi.cluster;
 
-import com.google.common.base.Ticker;
 import io.s3broadcast.spi.Bitfield;
-import io.s3broadcast.spi.ClusterConfig;
-import java.time.Duration;
 import java.util.Arrays;
 import java.util.BitSet;
 import java.util.Comparator;
@@ -62,7 +59,7 @@ public final class RequestScheduler {
     private final RequestDepth depth;
     private final OutstandingRequests outstanding;
 
-    private RequestScheduler(Builder b) {
+    RequestScheduler(RequestSchedulerBuilder b) {
         this.pieceCount = b.pieceCount;
         this.have = new BitSet(pieceCount);
         if (b.have != null) {
@@ -82,8 +79,8 @@ public final class RequestScheduler {
     }
 
     /** A scheduler for an object of {@code pieceCount} pieces. */
-    public static Builder builder(int pieceCount) {
-        return new Builder(pieceCount);
+    public static RequestSchedulerBuilder builder(int pieceCount) {
+        return new RequestSchedulerBuilder(pieceCount);
     }
 
     /** {@code peer} sent its bitfield (a peer that sends {@code Done} holds {@code Bitfield.full}). */
@@ -287,109 +284,6 @@ public final class RequestScheduler {
     private void checkPiece(int piece) {
         if (piece < 0 || piece >= pieceCount) {
             throw new IndexOutOfBoundsException("piece " + piece + " outside [0, " + pieceCount + ")");
-        }
-    }
-
-    /** Builds a {@link RequestScheduler}. */
-    public static final class Builder {
-
-        /** Default requests outstanding per peer. */
-        public static final int DEFAULT_MAX_REQUESTS_PER_PEER = 8;
-
-        /**
-         * Least depth of {@link #configure}'s adaptive depth, and its depth before a peer's first piece (a
-         * deeper start could outlast the request timeout on a link shared by many uploads).
-         */
-        public static final int ADAPTIVE_FLOOR = 2;
-
-        /** Default window over which a peer's delivery rate is measured. */
-        public static final Duration DEFAULT_RATE_WINDOW = Duration.ofSeconds(5);
-
-        private final int pieceCount;
-        private Bitfield have;
-        private PieceSelector selector = PieceSelector.rarest();
-        private SourcePieces source = SourcePieces.NONE;
-        private int maxRequestsPerPeer = DEFAULT_MAX_REQUESTS_PER_PEER;
-        private RequestDepth depth;
-        private Ticker ticker = Ticker.systemTicker();
-        private Duration rateWindow = DEFAULT_RATE_WINDOW;
-
-        private Builder(int pieceCount) {
-            if (pieceCount < 0) {
-                throw new IllegalArgumentException("pieceCount must be >= 0, was " + pieceCount);
-            }
-            this.pieceCount = pieceCount;
-        }
-
-        /** Pieces this node already holds. Default none. */
-        public Builder have(Bitfield have) {
-            this.have = have.copy();
-            return this;
-        }
-
-        /** Default {@link PieceSelector#rarest()}. */
-        public Builder selector(PieceSelector selector) {
-            this.selector = Objects.requireNonNull(selector, "selector");
-            return this;
-        }
-
-        /** This node's S3 fetch (its {@link WorkList}), for the overlap rule. Default {@link SourcePieces#NONE}. */
-        public Builder source(SourcePieces source) {
-            this.source = Objects.requireNonNull(source, "source");
-            return this;
-        }
-
-        /** Requests outstanding to one peer at most. Default {@value #DEFAULT_MAX_REQUESTS_PER_PEER}. */
-        public Builder maxRequestsPerPeer(int maxRequestsPerPeer) {
-            if (maxRequestsPerPeer <= 0) {
-                throw new IllegalArgumentException("maxRequestsPerPeer must be > 0, was " + maxRequestsPerPeer);
-            }
-            this.maxRequestsPerPeer = maxRequestsPerPeer;
-            return this;
-        }
-
-        /**
-         * The settings of {@code config}: its {@code maxRequestsPerPeer} as the cap, its ticker, and the depth
-         * {@link RequestDepth#adaptive adaptive} over its {@code requestQueueTime} (from
-         * {@value #ADAPTIVE_FLOOR} requests, also before the first piece, up to the cap), or fixed at the cap
-         * when that is zero.
-         */
-        public Builder configure(ClusterConfig config) {
-            maxRequestsPerPeer(config.maxRequestsPerPeer());
-            ticker(config.ticker());
-            Duration queueTime = config.requestQueueTime();
-            return depth(queueTime.isZero() ? RequestDepth.fixed(config.maxRequestsPerPeer())
-                    : RequestDepth.adaptive(queueTime, Math.min(ADAPTIVE_FLOOR, config.maxRequestsPerPeer()),
-                            ADAPTIVE_FLOOR, config.maxRequestsPerPeer()));
-        }
-
-        /**
-         * The pipeline depth per peer, within {@code maxRequestsPerPeer}. Default
-         * {@code RequestDepth.fixed(maxRequestsPerPeer)}.
-         */
-        public Builder depth(RequestDepth depth) {
-            this.depth = Objects.requireNonNull(depth, "depth");
-            return this;
-        }
-
-        /** The clock of the peers' rate meters. Default the system ticker. */
-        public Builder ticker(Ticker ticker) {
-            this.ticker = Objects.requireNonNull(ticker, "ticker");
-            return this;
-        }
-
-        /** Window over which a peer's delivery rate is measured. Default 5 s. */
-        public Builder rateWindow(Duration rateWindow) {
-            Objects.requireNonNull(rateWindow, "rateWindow");
-            if (rateWindow.isZero() || rateWindow.isNegative()) {
-                throw new IllegalArgumentException("rateWindow must be > 0, was " + rateWindow);
-            }
-            this.rateWindow = rateWindow;
-            return this;
-        }
-
-        public RequestScheduler build() {
-            return new RequestScheduler(this);
         }
     }
 }

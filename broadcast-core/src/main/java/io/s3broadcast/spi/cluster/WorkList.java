@@ -3,11 +3,7 @@ package io.s3broadcast.spi.cluster;
 import io.s3broadcast.spi.PieceQueue;
 import io.s3broadcast.spi.PieceRun;
 import java.util.ArrayList;
-import java.util.BitSet;
-import java.util.Collections;
 import java.util.List;
-import java.util.Map;
-import java.util.TreeMap;
 
 /**
  * A node's phase-1 work list, the paper's {@code workList}: the works this node is to read from S3, in
@@ -26,24 +22,16 @@ import java.util.TreeMap;
  * the list and in piece order and is not started (two adjacent works of one share, say). Stored pieces
  * are skipped, so a piece that arrived from a peer before the fetch reached it is not read again.
  *
- * <p><b>What is given.</b> {@link #giveAway()} gives the last {@code ceil(u / 2)} works not started, where
- * {@code u} is their number: the victim keeps the works its connections are reading and half of the rest.
- * With one unstarted work or none, the end of the list is split instead, so the last works end together: the
- * last work with two or more queued pieces after its last handed-out one keeps its head and gives the back
- * half of that tail (a work not started is split in half; a started one keeps what its fetch is reading).
- * With one connection this is the paper's rule (node B, holding works 38 to 63 with 38 under way, gives 51
- * to 63); with several connections, each reading its own work, the paper's {@code ceil(len / 2)} of the
- * whole list would leave the victim little but its works in flight. The count a node advertises to its
- * peers ({@link Remaining#works()}) is the paper's {@code len}: every work not completely stored, started
- * or not.
+ * <p>What {@link #giveAway()} gives is {@link WorkGiving}'s rule: half the works not started, else the back half
+ * of the list's queued tail. The count a node advertises to its peers ({@link Remaining#works()}) is the paper's
+ * {@code len}: every work not completely stored, started or not. The works themselves are kept in {@link Works},
+ * each a {@link Work}; this class is their thread-safe face.
  */
 public final class WorkList implements PieceQueue, SourcePieces {
 
     private final int pieceCount;
     /** Works not completely stored, in list order. */
-    private final List<Work> list = new ArrayList<>();
-    /** The same works by first piece, to find a piece's work. */
-    private final TreeMap<Integer, Work> byFirst = new TreeMap<>();
+    private final Works list = new Works();
 
     /**
      * A list of the given works, in the given order, for an object of {@code pieceCount} pieces. Works must
@@ -56,11 +44,11 @@ public final class WorkList implements PieceQueue, SourcePieces {
         this.pieceCount = pieceCount;
         for (PieceRun run : works) {
             checkInside(run);
-            Map.Entry<Integer, Work> below = byFirst.floorEntry(run.end() - 1);
-            if (below != null && below.getValue().end > run.first()) {
-                throw new IllegalArgumentException("work " + run + " overlaps work " + below.getValue().run());
+            Work below = list.floor(run.end() - 1);
+            if (below != null && below.end > run.first()) {
+                throw new IllegalArgumentException("work " + run + " overlaps work " + below.run());
             }
-            add(new Work(run.first(), run.end()));
+            list.add(new Work(run.first(), run.end()));
         }
     }
 
@@ -124,7 +112,6 @@ public final class WorkList implements PieceQueue, SourcePieces {
         w.stored.set(rel);
         if (w.stored.cardinality() == w.count()) {
             list.remove(w);
-            byFirst.remove(w.first);
         }
         return true;
     }
@@ -135,7 +122,7 @@ public final class WorkList implements PieceQueue, SourcePieces {
      */
     public synchronized int requeueInFlight() {
         int n = 0;
-        for (Work w : list) {
+        for (Work w : list.inOrder()) {
             n += w.handed.cardinality() - w.stored.cardinality();
             w.handed.clear();
             w.handed.or(w.stored);
@@ -149,7 +136,7 @@ public final class WorkList implements PieceQueue, SourcePieces {
      */
     public synchronized List<PieceRun> releaseAll() {
         List<PieceRun> out = new ArrayList<>();
-        for (Work w : list) {
+        for (Work w : list.inOrder()) {
             int rel = w.stored.nextClearBit(0);
             while (rel < w.count()) {
                 int end = w.stored.nextSetBit(rel);
@@ -161,7 +148,6 @@ public final class WorkList implements PieceQueue, SourcePieces {
             }
         }
         list.clear();
-        byFirst.clear();
         return out;
     }
 
@@ -177,62 +163,7 @@ public final class WorkList implements PieceQueue, SourcePieces {
 
     /** As {@link #giveAway()}, giving at most {@code maxWorks} works (a response must fit in one frame). */
     public synchronized List<PieceRun> giveAway(int maxWorks) {
-        if (maxWorks < 0) {
-            throw new IllegalArgumentException("maxWorks must be >= 0, was " + maxWorks);
-        }
-        int len = list.size();
-        int unstarted = 0;
-        for (Work w : list) {
-            if (!w.started()) {
-                unstarted++;
-            }
-        }
-        if (unstarted <= 1 && maxWorks > 0) {
-            PieceRun tail = splitTail();
-            if (tail != null) {
-                return List.of(tail);
-            }
-        }
-        int want = Math.min((unstarted + 1) / 2, maxWorks);
-        List<Work> taken = new ArrayList<>(want);
-        for (int i = len - 1; i >= 0 && taken.size() < want; i--) {
-            Work w = list.get(i);
-            if (!w.started()) {
-                taken.add(w);
-            }
-        }
-        Collections.reverse(taken);
-        List<PieceRun> given = new ArrayList<>(taken.size());
-        for (Work w : taken) {
-            list.remove(w);
-            byFirst.remove(w.first);
-            given.add(w.run());
-        }
-        return given;
-    }
-
-    /**
-     * The end of the share, split: the last work (from the end of the list) with at least two queued pieces
-     * after its last handed-out one keeps its head, and the back half of that queued tail is returned as a new
-     * work (the victim keeps what it reads and has read, the thief takes the tail). Null when no work has such
-     * a tail.
-     */
-    private PieceRun splitTail() {
-        for (int i = list.size() - 1; i >= 0; i--) {
-            Work w = list.get(i);
-            int queuedTail = w.count() - w.handed.length();
-            if (queuedTail < 2) {
-                continue;
-            }
-            int mid = w.end - queuedTail / 2;
-            Work kept = new Work(w.first, mid);
-            kept.handed.or(w.handed);
-            kept.stored.or(w.stored);
-            list.set(i, kept);
-            byFirst.put(kept.first, kept);
-            return new PieceRun(mid, w.end);
-        }
-        return null;
+        return WorkGiving.giveAway(list, maxWorks);
     }
 
     /**
@@ -255,9 +186,9 @@ public final class WorkList implements PieceQueue, SourcePieces {
                     cursor = holder.end;
                     continue;
                 }
-                Map.Entry<Integer, Work> next = byFirst.higherEntry(cursor);
-                int segEnd = next == null ? run.end() : Math.min(run.end(), next.getKey());
-                add(new Work(cursor, segEnd));
+                int next = list.nextFirstAfter(cursor);
+                int segEnd = next < 0 ? run.end() : Math.min(run.end(), next);
+                list.add(new Work(cursor, segEnd));
                 added += segEnd - cursor;
                 cursor = segEnd;
             }
@@ -270,7 +201,7 @@ public final class WorkList implements PieceQueue, SourcePieces {
         int unstarted = 0;
         int queued = 0;
         int inFlight = 0;
-        for (Work w : list) {
+        for (Work w : list.inOrder()) {
             if (!w.started()) {
                 unstarted++;
             }
@@ -289,7 +220,7 @@ public final class WorkList implements PieceQueue, SourcePieces {
     /** The works in the list, in list order, with their original bounds (some pieces may be stored). */
     public synchronized List<PieceRun> works() {
         List<PieceRun> out = new ArrayList<>(list.size());
-        for (Work w : list) {
+        for (Work w : list.inOrder()) {
             out.add(w.run());
         }
         return out;
@@ -313,13 +244,7 @@ public final class WorkList implements PieceQueue, SourcePieces {
     }
 
     private Work workOf(int piece) {
-        Map.Entry<Integer, Work> e = byFirst.floorEntry(piece);
-        return e != null && piece < e.getValue().end ? e.getValue() : null;
-    }
-
-    private void add(Work w) {
-        list.add(w);
-        byFirst.put(w.first, w);
+        return list.of(piece);
     }
 
     private void checkInside(PieceRun run) {
@@ -342,32 +267,6 @@ public final class WorkList implements PieceQueue, SourcePieces {
         /** Nothing is queued: the fetch is idle or only finishing runs in flight. */
         public boolean nothingToHandOut() {
             return piecesToHandOut == 0;
-        }
-    }
-
-    private static final class Work {
-        final int first;
-        final int end;
-        /** Pieces handed to the fetch or stored, relative to {@link #first}. */
-        final BitSet handed = new BitSet();
-        /** Pieces stored, relative to {@link #first}; always a subset of {@link #handed}. */
-        final BitSet stored = new BitSet();
-
-        Work(int first, int end) {
-            this.first = first;
-            this.end = end;
-        }
-
-        int count() {
-            return end - first;
-        }
-
-        boolean started() {
-            return !handed.isEmpty();
-        }
-
-        PieceRun run() {
-            return new PieceRun(first, end);
         }
     }
 }

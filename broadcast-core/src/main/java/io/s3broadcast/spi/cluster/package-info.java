@@ -18,10 +18,12 @@
  * {@link io.s3broadcast.spi.PieceQueue} its S3 fetch polls: runs are handed out in list order within one
  * work (or across works that are adjacent in the list and in the object), handed-out pieces are in flight
  * until the store reports them. A {@code giveWork} is answered by
- * {@link io.s3broadcast.spi.cluster.WorkList#giveAway()}: the last {@code ceil(u/2)} of the {@code u}
- * works not yet started (the paper's example: works 38 to 63 with 38 under way give 51 to 63); the count a
- * node advertises is the paper's {@code len}, every work not completely stored. The thief appends them with
- * {@link io.s3broadcast.spi.cluster.WorkList#append}.
+ * {@link io.s3broadcast.spi.cluster.WorkList#giveAway()} (the rule is the package-private {@code WorkGiving}'s):
+ * the last {@code ceil(u/2)} of the {@code u} works not yet started (the paper's example: works 38 to 63 with 38
+ * under way give 51 to 63), or, with one unstarted work or none, the back half of the list's queued tail; the
+ * count a node advertises is the paper's {@code len}, every work not completely stored. The thief appends them
+ * with {@link io.s3broadcast.spi.cluster.WorkList#append}. The works themselves are the package-private
+ * {@code Work} (a run and each piece's state) in {@code Works} (list order, indexed by first piece).
  *
  * <p>{@link io.s3broadcast.spi.cluster.StealingScheduler} decides what a node does when its list has
  * nothing left to hand out: send {@code giveWork} to a peer drawn among those that advertised most works left (by a
@@ -32,7 +34,8 @@
  *
  * <h2>Phase 2: BitTorrent-like exchange</h2>
  *
- * <p>{@link io.s3broadcast.spi.cluster.RequestScheduler} keeps who holds what
+ * <p>{@link io.s3broadcast.spi.cluster.RequestScheduler} (built by
+ * {@link io.s3broadcast.spi.cluster.RequestSchedulerBuilder}) keeps who holds what
  * ({@code Availability}, from bitfields, haves and departures) and every outstanding request, and says
  * which pieces to request from a peer: ones the peer holds, this node lacks, nobody is asked for, and this
  * node's S3 fetch is not going to deliver (the overlap rule: a piece in flight from S3 is not also fetched
@@ -58,7 +61,7 @@
  *
  * <p>Public classes are thread-safe (synchronized; the work list is polled by every S3 connection). The
  * only lock order is {@code RequestScheduler} then {@code WorkList}; nothing here calls out to the caller.
- * Package-private helpers ({@code Availability}, {@code Choker}, {@code RateMeter}) are guarded by their
- * owners.
+ * Package-private helpers ({@code Availability}, {@code Choker}, {@code RateMeter}, {@code Work}, {@code Works},
+ * {@code WorkGiving}) are guarded by their owners.
  */
 package io.s3broadcast.spi.cluster;

@@ -21,6 +21,9 @@ final class BanList {
 
     private static final Logger LOG = LoggerFactory.getLogger(BanList.class);
 
+    /** Pieces with a bad CRC32C, or piece requests unanswered in time, from one peer before it is banned. */
+    static final int THRESHOLD = 3;
+
     /** Tells a banned peer why and closes its connection, if it has one. */
     @FunctionalInterface
     interface Sentence {

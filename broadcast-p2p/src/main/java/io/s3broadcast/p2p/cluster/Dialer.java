@@ -10,7 +10,6 @@ import java.util.Map;
 import java.util.Random;
 import java.util.Set;
 import java.util.concurrent.ScheduledExecutorService;
-import java.util.concurrent.TimeUnit;
 import java.util.function.BooleanSupplier;
 import java.util.function.Predicate;
 import java.util.function.Supplier;
@@ -32,7 +31,7 @@ import java.util.function.Supplier;
  * member is dialled beside it), and on every housekeeping tick. A peer lost after it was done is not dialled
  * again. Nothing is dialled while the run is closing, or once it is complete and every peer is done.
  *
- * <p>On the run's loop only; delays run on the injected scheduler.
+ * <p>On the run's loop only; delays run on the injected scheduler ({@link Redials} keeps who rests).
  */
 final class Dialer {
 
@@ -64,18 +63,15 @@ final class Dialer {
     private final Membership membership;
     private final Map<String, Peer> peers;
     private final Predicate<String> banned;
-    private final ScheduledExecutorService loop;
     private final Connector connector;
     private final BooleanSupplier closing;
     private final BooleanSupplier complete;
     private final BooleanSupplier noNeed;
     private final Shape shape;
     private final Set<String> dialing = new HashSet<>();
-    private final Map<String, Integer> attempts = new HashMap<>();
-    private final Set<String> resting = new HashSet<>();
+    private final Redials redials;
     private final Set<String> finished = new HashSet<>();
     private final Map<String, Double> rates = new HashMap<>();
-    private final Set<String> refusedBy = new HashSet<>();
     private long shortSince = -1;
 
     /**
@@ -92,12 +88,12 @@ final class Dialer {
         this.membership = membership;
         this.peers = peers;
         this.banned = banned;
-        this.loop = loop;
         this.connector = connector;
         this.closing = closing;
         this.complete = complete;
         this.noNeed = noNeed;
         this.shape = shape;
+        this.redials = new Redials(loop, this::fill);
     }
 
     /**
@@ -199,7 +195,7 @@ final class Dialer {
         List<String> out = new ArrayList<>();
         for (String id : membership.members().keySet()) {
             if (!id.equals(me) && dials(me, id) && !peers.containsKey(id) && !dialing.contains(id)
-                    && !resting.contains(id) && !finished.contains(id) && !banned.test(id)) {
+                    && !redials.resting(id) && !finished.contains(id) && !banned.test(id)) {
                 out.add(id);
             }
         }
@@ -234,24 +230,8 @@ final class Dialer {
 
     private void dialFailed(NodeInfo node) {
         dialing.remove(node.nodeId());
-        rest(node.nodeId(), backoff(node.nodeId()));
+        redials.failed(node.nodeId());
         fill();
-    }
-
-    private long backoff(String id) {
-        int attempt = attempts.merge(id, 1, Integer::sum);
-        return Math.min(MAX_REDIAL_MILLIS, 50L << Math.min(attempt, 10));
-    }
-
-    /** {@code id} is not dialled for {@code millis}; then the overlay fills up again. */
-    private void rest(String id, long millis) {
-        if (!resting.add(id)) {
-            return;
-        }
-        loop.schedule(() -> {
-            resting.remove(id);
-            fill();
-        }, millis, TimeUnit.MILLISECONDS);
     }
 
     /** A connection this node dialled to {@code dialed} (null if inbound) completed its handshake. */
@@ -263,7 +243,7 @@ final class Dialer {
 
     /** Peer {@code id} was taken: dials to it start again from the shortest delay. */
     void connected(String id) {
-        attempts.remove(id);
+        redials.connected(id);
     }
 
     /** A connection to {@code dialed} closed before it became a peer: the dial failed. */
@@ -275,14 +255,12 @@ final class Dialer {
 
     /** Member {@code id} refused this node for having too many peers: it is rested for {@link #REFUSED_MILLIS}. */
     void refused(String id) {
-        refusedBy.add(id);
-        loop.schedule(() -> refusedBy.remove(id), REFUSED_MILLIS, TimeUnit.MILLISECONDS);
-        rest(id, REFUSED_MILLIS);
+        redials.refused(id);
     }
 
     /** Whether member {@code id} refused this node for having too many peers within {@link #REFUSED_MILLIS}. */
     boolean refusedBy(String id) {
-        return refusedBy.contains(id);
+        return redials.refusedBy(id);
     }
 
     /**
@@ -296,7 +274,7 @@ final class Dialer {
         if (done) {
             finished.add(id);
         } else if (membership.isMember(id) && dials(self.get(), id)) {
-            rest(id, backoff(id));
+            redials.failed(id);
         }
         fill();
     }

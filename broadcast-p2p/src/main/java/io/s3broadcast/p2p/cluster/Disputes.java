@@ -223,29 +223,17 @@ final class Disputes {
 
     /** On {@code disk}: puts S3's bytes where the store's differ, then settles the pieces on the run loop. */
     private void copyChecked(Reread check, BitSet todo, CompletableFuture<Void> done) {
-        int n = todo.cardinality();
-        int[] pieces = new int[n];
-        byte[][] truth = new byte[n][];
-        boolean[] replaced = new boolean[n];
-        boolean[] added = new boolean[n];
+        CheckedCopy copied = null;
         Throwable error = null;
         try {
-            int k = 0;
-            for (int i = todo.nextSetBit(0); i >= 0; i = todo.nextSetBit(i + 1), k++) {
-                pieces[k] = i;
-                truth[k] = check.digest(i);
-                boolean present = store.hasPiece(i);
-                if (!present || !Arrays.equals(store.sha256(i), truth[k])) {
-                    added[k] = check.copyInto(store, i);
-                    replaced[k] = present;
-                }
-            }
+            copied = CheckedCopy.copy(check, todo, store);
         } catch (IOException | RuntimeException e) {
             error = e;
         } finally {
             check.close();
         }
         Throwable err = error;
+        CheckedCopy copy = copied;
         loop.execute(() -> {
             if (err != null) {
                 checking.andNot(todo);
@@ -254,12 +242,13 @@ final class Disputes {
                 done.completeExceptionally(err);
                 return;
             }
-            settle(pieces, truth, replaced, added, done);
+            settle(copy, done);
         });
     }
 
     /** On the run loop: the pieces of one round hold S3's bytes; bans those S3 contradicts, then reports. */
-    private void settle(int[] pieces, byte[][] truth, boolean[] replaced, boolean[] added, CompletableFuture<Void> done) {
+    private void settle(CheckedCopy copy, CompletableFuture<Void> done) {
+        int[] pieces = copy.pieces();
         int n = pieces.length;
         List<CompletableFuture<Void>> after = new ArrayList<>();
         Map<String, Integer> caught = new TreeMap<>();
@@ -269,13 +258,13 @@ final class Disputes {
             int piece = pieces[k];
             todo.set(piece);
             piecesChecked++;
-            if (replaced[k]) {
+            if (copy.replaced()[k]) {
                 piecesRepaired++;
                 wrong.set(piece);
             }
             fromPeers.clear(piece);
             quarantine.remove(piece);
-            for (String liar : vouches.own(piece, truth[k])) {
+            for (String liar : vouches.own(piece, copy.truth()[k])) {
                 caught.putIfAbsent(liar, piece);
             }
         }
@@ -290,7 +279,7 @@ final class Disputes {
         caught.forEach((liar, piece) -> after.add(convict(liar, String.format(
                 "vouched for piece %d (and maybe more) with a SHA-256 other than S3's", piece))));
         for (int k = 0; k < n; k++) {
-            if (added[k]) {
+            if (copy.added()[k]) {
                 run.pieceAdded(pieces[k]);
             }
         }

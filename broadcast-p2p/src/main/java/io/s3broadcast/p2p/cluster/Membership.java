@@ -19,6 +19,9 @@ import java.util.function.IntSupplier;
  */
 final class Membership {
 
+    /** A member that has not connected for this long counts as gone (its share falls to the orphan rule). */
+    static final long CONNECT_GRACE_NANOS = java.util.concurrent.TimeUnit.SECONDS.toNanos(5);
+
     private final Ticker ticker;
     private final long connectGraceNanos;
     private final Map<String, NodeInfo> members = new TreeMap<>();

@@ -2,7 +2,6 @@ package io.s3broadcast.p2p.cluster;
 
 import com.google.common.base.Ticker;
 import io.netty.channel.EventLoop;
-import io.netty.util.concurrent.ScheduledFuture;
 import io.s3broadcast.p2p.protocol.PeerPipeline;
 import io.s3broadcast.registry.GroupId;
 import io.s3broadcast.registry.NodeInfo;
@@ -18,7 +17,6 @@ import java.util.TreeMap;
 import java.util.concurrent.CancellationException;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.TimeUnit;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -34,20 +32,9 @@ import org.slf4j.LoggerFactory;
  * elsewhere (registry calls on the cluster's blocking threads, writes of received pieces on its disk threads);
  * serving a {@code REQUEST} happens on the connection's own loop and reads only thread-safe state.
  */
-final class NodeRun implements ClusterRun, GroupJoin.Run {
+final class NodeRun implements ClusterRun, GroupJoin.Run, Housekeeping.Run {
 
     private static final Logger LOG = LoggerFactory.getLogger(NodeRun.class);
-
-    /** Pieces with a bad CRC32C, or piece requests unanswered in time, from one peer before it is banned. */
-    static final int BAN_THRESHOLD = 3;
-    /** A member that has not connected for this long counts as gone (its share falls to the orphan rule). */
-    static final long CONNECT_GRACE_NANOS = TimeUnit.SECONDS.toNanos(5);
-    static final long HOUSEKEEPING_MILLIS = 100;
-    /**
-     * A node that leaves mid-run (its fetch cancelled, its {@code Broadcast} closed) gives thieves this long to take
-     * its unfinished works before it releases the rest to its peers' orphan rule ({@link Leaving} says when it goes).
-     */
-    static final long LEAVE_GRACE_MILLIS = 2_000;
 
     private final PeerCluster cluster;
     private final ClusterConfig config;
@@ -62,6 +49,7 @@ final class NodeRun implements ClusterRun, GroupJoin.Run {
     private final Map<String, Peer> peers = new TreeMap<>(); // run loop only
     private final Set<String> exchangedWith = ConcurrentHashMap.newKeySet();
     private final RunParts c;
+    private final Housekeeping housekeeping;
     // Read from other threads.
     private volatile boolean closing;
     private volatile String self;
@@ -71,7 +59,6 @@ final class NodeRun implements ClusterRun, GroupJoin.Run {
     private boolean complete;
     private Leaving leaving;
     private long bytesFromPeers;
-    private ScheduledFuture<?> housekeeping;
 
     NodeRun(PeerCluster cluster, ClusterTask task) {
         this.cluster = cluster;
@@ -83,6 +70,7 @@ final class NodeRun implements ClusterRun, GroupJoin.Run {
         this.ticker = config.ticker();
         this.startNanos = ticker.read();
         this.c = new RunParts(this, cluster, task, loop, peers, exchangedWith);
+        this.housekeeping = new Housekeeping(loop, this, c);
         completion.whenComplete((o, e) -> {
             if (e instanceof CancellationException) {
                 execute(this::leave); // the fetch was cancelled or the Broadcast closed: a graceful leave
@@ -119,12 +107,14 @@ final class NodeRun implements ClusterRun, GroupJoin.Run {
         return closing;
     }
 
-    boolean isComplete() {
+    @Override
+    public boolean isComplete() {
         return complete;
     }
 
     /** Whether this node leaves the run: it hands its works on, serves, and asks for nothing ({@link #leave}). */
-    boolean leaving() {
+    @Override
+    public boolean leaving() {
         return leaving != null;
     }
 
@@ -146,8 +136,6 @@ final class NodeRun implements ClusterRun, GroupJoin.Run {
         completion.completeExceptionally(error);
         execute(this::finish);
     }
-
-    // ---------------------------------------------------------------- start
 
     void start() {
         if (pieceCount == 0) {
@@ -194,16 +182,13 @@ final class NodeRun implements ClusterRun, GroupJoin.Run {
             LOG.debug("{}: {}", self, share);
         }
         c.connections.watch();
-        housekeeping = loop.scheduleAtFixedRate(this::housekeeping, HOUSEKEEPING_MILLIS, HOUSEKEEPING_MILLIS,
-                TimeUnit.MILLISECONDS);
+        housekeeping.start();
         c.chokeDriver.start();
         c.phase1.begin(share.works(), share.sizing(), task.store().bitfield());
         if (task.store().isComplete()) {
             complete();
         }
     }
-
-    // ---------------------------------------------------------------- pieces and integrity
 
     /** {@code piece} is in the store, from S3 ({@code from} null) or from a peer ({@link PieceStored}). */
     void stored(int piece, String from) {
@@ -234,27 +219,6 @@ final class NodeRun implements ClusterRun, GroupJoin.Run {
         return c.repairs.spotCheck(budgetBytes);
     }
 
-    // ---------------------------------------------------------------- timers, completion, the end
-
-    private void housekeeping() {
-        if (closing) {
-            return;
-        }
-        if (leaving != null) {
-            checkLeft();
-            return;
-        }
-        c.membership.expirePending();
-        c.dialer.fill();
-        if (complete) {
-            checkLingerEnd();
-            return;
-        }
-        c.phase1.checkPhase2Start();
-        c.exchange.expireRequests();
-        c.orphans.check();
-    }
-
     /** Every piece is stored and checked: completes {@link #completion()} and starts lingering. */
     void complete() {
         if (complete || leaving != null) {
@@ -274,7 +238,8 @@ final class NodeRun implements ClusterRun, GroupJoin.Run {
         checkLingerEnd();
     }
 
-    void checkLingerEnd() {
+    @Override
+    public void checkLingerEnd() {
         if (!closing) {
             c.linger.check();
         }
@@ -282,13 +247,8 @@ final class NodeRun implements ClusterRun, GroupJoin.Run {
 
     /**
      * The fetch was cancelled (by the application, or by {@code Broadcast.close}) before this node was complete: a
-     * graceful leave. The node stops reading S3 and requesting pieces, hands its unfinished works to its peers
-     * through phase 1's give-away path ({@link ShareFetcher#leave}: thieves for {@link #LEAVE_GRACE_MILLIS}, then
-     * {@code WORKS_LEFT(0)} so that the rest falls to the peers' orphan rule), keeps serving meanwhile, the pieces
-     * only it holds first (peers pick the rarest), until every piece it holds is held by a peer too or {@link
-     * Leaving#LIMIT_NANOS} passed, and then finishes: {@code GOODBYE(NORMAL)}, which tells peers it left the run, and
-     * the registry. Before its share was
-     * fixed, after it completed, or with no peer, it finishes at once.
+     * graceful leave ({@link Leaving}); before its share was fixed, after it completed, or with no peer, it
+     * finishes at once.
      */
     private void leave() {
         if (closing || leaving != null) {
@@ -301,19 +261,15 @@ final class NodeRun implements ClusterRun, GroupJoin.Run {
         leaving = new Leaving(ticker);
         LOG.info("{} leaves {} before it is complete: its unfinished works go to its {} peers first", self, group,
                 peers.size());
-        c.phase1.leave(LEAVE_GRACE_MILLIS);
+        c.phase1.leave(Leaving.GRACE_MILLIS);
         checkLeft();
     }
 
     /** Leaving: finishes when {@link Leaving} says it may go. */
-    private void checkLeft() {
-        if (leaving == null || closing) {
-            return;
-        }
-        int only = leaving.mayGo(c.phase1.handedOff(), task.store().bitfield(), peers.values());
-        if (only >= 0) {
-            LOG.info("{}: leaves after {} ms{}", self, leaving.elapsedMillis(),
-                    only > 0 ? "; " + only + " pieces no peer took from it yet will be read from S3 again" : "");
+    @Override
+    public void checkLeft() {
+        if (leaving != null && !closing && leaving.mayGoNow(self, c.phase1.handedOff(), task.store().bitfield(),
+                peers.values())) {
             finish();
         }
     }
@@ -330,32 +286,12 @@ final class NodeRun implements ClusterRun, GroupJoin.Run {
         if (!completion.isDone()) {
             completion.completeExceptionally(new CancellationException("the cluster run was stopped"));
         }
-        if (housekeeping != null) {
-            housekeeping.cancel(false);
-        }
-        c.chokeDriver.stop();
-        c.linger.cancel();
-        c.phase1.close();
-        c.stored.close();
+        housekeeping.stop();
+        c.stop();
         cluster.router().unregister(group.hash(), c.connections);
         CompletableFuture<Void> channelsClosed = c.channels.closeAll(complete ? "done" : leaving != null ? "left" : "stopped");
         peers.clear();
-        channelsClosed.whenComplete((v, e) -> {
-            try {
-                cluster.blocking().execute(this::leaveRegistry);
-            } catch (RuntimeException rejected) {
-                leaveRegistry();
-            }
-        });
-    }
-
-    private void leaveRegistry() {
-        try {
-            c.registry.close();
-        } catch (RuntimeException e) {
-            LOG.warn("{}: leaving the registry for {} failed: {}", self, group, e.toString());
-        } finally {
-            finished.complete(null);
-        }
+        channelsClosed.whenComplete((v, e) -> c.registry.leave(cluster.blocking(), self, group)
+                .whenComplete((x, y) -> finished.complete(null)));
     }
 }

@@ -4,9 +4,9 @@ import io.netty.bootstrap.Bootstrap;
 import io.netty.channel.Channel;
 import io.netty.channel.ChannelFuture;
 import io.netty.channel.ChannelFutureListener;
+import io.netty.channel.ChannelHandler;
 import io.netty.channel.ChannelInitializer;
 import io.netty.channel.ChannelOption;
-import io.netty.channel.ChannelPipeline;
 import io.netty.channel.EventLoop;
 import io.netty.channel.socket.nio.NioSocketChannel;
 import io.s3broadcast.p2p.protocol.Goodbye;
@@ -25,7 +25,6 @@ import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
-import java.util.function.Consumer;
 import java.util.function.Supplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -41,11 +40,13 @@ final class PeerChannels {
     private static final Logger LOG = LoggerFactory.getLogger(PeerChannels.class);
 
     static final int CONNECT_TIMEOUT_MILLIS = 5_000;
+    /** The name of the injected handler put first in every peer channel, if any. */
+    static final String FIRST_HANDLER = "peer-link";
 
     private final EventLoop loop;
     private final PeerTls tls;
     private final Supplier<PeerPipeline> pipeline;
-    private final Consumer<ChannelPipeline> linkHook;
+    private final Supplier<? extends ChannelHandler> firstHandler;
     private final Set<Channel> channels = ConcurrentHashMap.newKeySet();
     /** Remote hosts whose failed authentication was logged (once each). */
     private final Set<String> authFailuresLogged = ConcurrentHashMap.newKeySet();
@@ -54,13 +55,15 @@ final class PeerChannels {
      * @param loop the run's loop: dialled channels live on it
      * @param tls TLS of peer connections, or null
      * @param pipeline the run's protocol pipeline (known once the run joined its group)
-     * @param linkHook sees every new channel's pipeline last (a bench's emulated link goes first in it)
+     * @param firstHandler makes a handler put first in every new channel's pipeline (a bench's emulated link:
+     *     {@link NettyClusterProvider#withPeerChannelHandler}), or null for none
      */
-    PeerChannels(EventLoop loop, PeerTls tls, Supplier<PeerPipeline> pipeline, Consumer<ChannelPipeline> linkHook) {
+    PeerChannels(EventLoop loop, PeerTls tls, Supplier<PeerPipeline> pipeline,
+            Supplier<? extends ChannelHandler> firstHandler) {
         this.loop = loop;
         this.tls = tls;
         this.pipeline = pipeline;
-        this.linkHook = linkHook;
+        this.firstHandler = firstHandler;
     }
 
     /**
@@ -112,7 +115,9 @@ final class PeerChannels {
         pipeline.get().configure(ch.pipeline(), side);
         ch.pipeline().addFirst(LivenessHandler.NAME, handler.livenessHandler());
         ch.pipeline().addLast(PeerPipeline.EXCHANGE, handler);
-        linkHook.accept(ch.pipeline());
+        if (firstHandler != null) {
+            ch.pipeline().addFirst(FIRST_HANDLER, firstHandler.get());
+        }
     }
 
     /** The handshake of {@code h}'s connection failed; a failed proof of the secret is logged once per host. */

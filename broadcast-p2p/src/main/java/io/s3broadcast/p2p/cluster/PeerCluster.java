@@ -2,6 +2,7 @@ package io.s3broadcast.p2p.cluster;
 
 import io.netty.bootstrap.ServerBootstrap;
 import io.netty.channel.Channel;
+import io.netty.channel.ChannelHandler;
 import io.netty.channel.ChannelInitializer;
 import io.netty.channel.ChannelOption;
 import io.netty.channel.EventLoop;
@@ -24,6 +25,7 @@ import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ThreadFactory;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.Supplier;
 import java.net.InetSocketAddress;
 import software.amazon.awssdk.services.s3.S3AsyncClient;
 
@@ -51,13 +53,16 @@ final class PeerCluster implements ClusterStrategy {
     private final Channel server;
     private final PieceServing serving;
     private final BanListener bans;
+    private final Supplier<? extends ChannelHandler> peerChannelHandler;
     private volatile boolean closed;
 
-    private PeerCluster(ClusterConfig config, S3AsyncClient registryClient, PieceServing serving, BanListener bans) {
+    private PeerCluster(ClusterConfig config, S3AsyncClient registryClient, PieceServing serving, BanListener bans,
+            Supplier<? extends ChannelHandler> peerChannelHandler) {
         this.config = config;
         this.registryClient = registryClient;
         this.serving = serving;
         this.bans = bans;
+        this.peerChannelHandler = peerChannelHandler;
         this.loops = new NioEventLoopGroup(EVENT_LOOP_THREADS, threads("s3broadcast-peer"));
         this.blocking = Executors.newCachedThreadPool(threads("s3broadcast-registry"));
         this.disk = Executors.newFixedThreadPool(2, threads("s3broadcast-piece-write"));
@@ -90,7 +95,16 @@ final class PeerCluster implements ClusterStrategy {
     }
 
     static PeerCluster start(ClusterConfig config, S3AsyncClient registryClient) {
-        return new PeerCluster(config, registryClient, PieceServing.HONEST, BanListener.NONE);
+        return start(config, registryClient, null);
+    }
+
+    /**
+     * A cluster whose every peer channel gets a handler from {@code peerChannelHandler} (null: none) first in its
+     * pipeline ({@link NettyClusterProvider#withPeerChannelHandler}).
+     */
+    static PeerCluster start(ClusterConfig config, S3AsyncClient registryClient,
+            Supplier<? extends ChannelHandler> peerChannelHandler) {
+        return new PeerCluster(config, registryClient, PieceServing.HONEST, BanListener.NONE, peerChannelHandler);
     }
 
     /**
@@ -98,7 +112,7 @@ final class PeerCluster implements ClusterStrategy {
      * their bans to {@code bans}.
      */
     static PeerCluster start(ClusterConfig config, S3AsyncClient registryClient, PieceServing serving, BanListener bans) {
-        return new PeerCluster(config, registryClient, serving, bans);
+        return new PeerCluster(config, registryClient, serving, bans, null);
     }
 
     PieceServing serving() {
@@ -107,6 +121,11 @@ final class PeerCluster implements ClusterStrategy {
 
     BanListener bans() {
         return bans;
+    }
+
+    /** Makes the handler put first in every peer channel, or null for none. */
+    Supplier<? extends ChannelHandler> peerChannelHandler() {
+        return peerChannelHandler;
     }
 
     @Override

@@ -24,7 +24,7 @@ import org.slf4j.LoggerFactory;
  * Phase 2's requests (paper 000, sec. 4.2): what each peer holds (its {@code BITFIELD} and {@code HAVE}s), our
  * interest in it, {@code REQUEST}s to peers that unchoke this node (which pieces: the {@link RequestScheduler}),
  * and requests that fail: a {@code REJECT} or no answer within the request timeout sends the piece elsewhere;
- * a peer that leaves {@link NodeRun#BAN_THRESHOLD} requests unanswered is dropped. On the run's loop only;
+ * a peer that leaves {@link BanList#THRESHOLD} requests unanswered is dropped. On the run's loop only;
  * time is the injected ticker's.
  */
 final class PieceExchange {
@@ -209,7 +209,7 @@ final class PieceExchange {
                 requests.requestFailed(p.id, piece);
             }
             any = true;
-            if (p.requestTimeouts >= NodeRun.BAN_THRESHOLD) {
+            if (p.requestTimeouts >= BanList.THRESHOLD) {
                 // A peer that claims pieces and never sends them would be asked again and again: drop it, so its
                 // pieces count as nobody's and are fetched from S3 if no one else has them.
                 misbehaviour.misbehaved(p, "did not answer " + p.requestTimeouts + " piece requests within "

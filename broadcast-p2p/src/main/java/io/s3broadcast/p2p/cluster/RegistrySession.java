@@ -13,9 +13,12 @@ import java.time.Duration;
 import java.util.HashSet;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.Executor;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * This node in its group's registry: starts it, registers, waits for the expected members, follows joins and
@@ -26,6 +29,8 @@ import java.util.concurrent.TimeUnit;
  * injected scheduler.
  */
 final class RegistrySession {
+
+    private static final Logger LOG = LoggerFactory.getLogger(RegistrySession.class);
 
     static final Duration FIRST_REFRESH = Duration.ofMillis(100);
     static final Duration MAX_REFRESH = Duration.ofSeconds(2);
@@ -147,6 +152,29 @@ final class RegistrySession {
         if (r != null) {
             r.close();
         }
+    }
+
+    /**
+     * Closes the registry on {@code blocking} (here if it refuses work); a failure is logged for {@code self} in
+     * {@code group}. The future completes when it is closed, failed or not.
+     */
+    CompletableFuture<Void> leave(Executor blocking, String self, Object group) {
+        CompletableFuture<Void> left = new CompletableFuture<>();
+        Runnable leave = () -> {
+            try {
+                close();
+            } catch (RuntimeException e) {
+                LOG.warn("{}: leaving the registry for {} failed: {}", self, group, e.toString());
+            } finally {
+                left.complete(null);
+            }
+        };
+        try {
+            blocking.execute(leave);
+        } catch (RuntimeException rejected) {
+            leave.run();
+        }
+        return left;
     }
 
     /** Whether {@link #close()} was called. */

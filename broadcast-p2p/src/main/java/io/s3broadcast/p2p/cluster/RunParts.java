@@ -33,7 +33,7 @@ import org.slf4j.LoggerFactory;
  * ticker, and what it asks of the run (the run's package-private methods) through its constructor. Only the
  * wiring is here; each rule lives in its component.
  */
-final class RunParts {
+final class RunParts implements Housekeeping.Checks {
 
     private static final Logger LOG = LoggerFactory.getLogger(RunParts.class);
 
@@ -72,8 +72,8 @@ final class RunParts {
         Vouches vouches = new Vouches(pieceCount);
         store.keepDigests();
         registry = new RegistrySession(cluster.timer());
-        membership = new Membership(config.ticker(), NodeRun.CONNECT_GRACE_NANOS, config.overlayPeers(), peers::size);
-        banned = new BanList(NodeRun.BAN_THRESHOLD, run::self, (id, reason, why) -> {
+        membership = new Membership(config.ticker(), Membership.CONNECT_GRACE_NANOS, config.overlayPeers(), peers::size);
+        banned = new BanList(BanList.THRESHOLD, run::self, (id, reason, why) -> {
             cluster.bans().banned(run.self(), id);
             Peer p = peers.get(id);
             if (p != null) {
@@ -81,18 +81,18 @@ final class RunParts {
             }
         });
         disputes = new Disputes(run::self, run.group().toString(), store, vouches, this::expected, banned,
-                pieces -> SourceCheck.fetch(task, pieces), run::execute, cluster.disk(), disputesRun(run, task));
+                pieces -> SourceCheck.fetch(task, pieces), run::execute, cluster.disk(), RunCallbacks.disputes(run, this, task));
         digests = new DigestExchange(store, vouches, membership::trusted, serving,
                 (first, d) -> run.pipeline().signDigests(first, d), (d, peer) -> run.pipeline().verify(d, peer), disputes);
         relay = new DigestRelay(peers, membership::bounded);
         receiver = new PieceReceiver(run::self, store, this::expected, vouches, membership::trusted, banned,
-                disputes, cluster.disk(), run::execute, receiverRun(run, peers));
+                disputes, cluster.disk(), run::execute, RunCallbacks.receiver(run, this, peers));
         Repairs.Sampler sampler = samples -> SpotCheck.run(samples, task.source(), task.object(), store, cluster.disk(),
                 task.listener());
         plan = ClusterPlan.of(task.strategy());
-        SourceListener s3Listener = s3Listener(run, task, this::s3Progress);
+        SourceListener s3Listener = RunCallbacks.s3Listener(run, task, this::s3Progress);
         phase1 = new ShareFetcher(config.nodeId(), plan, pieceCount, new Random(seed(config.nodeId(), 1)),
-                phaseOneRun(run, peers), (queue, reads) -> task.source().fetch(task.object(), queue, store, s3Listener,
+                RunCallbacks.phaseOne(run, this, peers), (queue, reads) -> task.source().fetch(task.object(), queue, store, s3Listener,
                 reads), run::execute, loop, config.ticker());
         arrivals = new ArrivalChecks(run::self, store.layout(), vouches, disputes, () -> membership.members().size(),
                 () -> piecesToCome(store, phase1), new SecureRandom(), sampler, run::execute, task.spotCheckBudget());
@@ -125,7 +125,7 @@ final class RunParts {
                 piece -> expected(piece) != null, banned::misbehaved, run::self);
         chokeDriver = new ChokeDriver(choke, peers, loop, config.unchokeSlots());
         linger = new Linger(peers, loop, config.linger(), membership::anyPending, run::finish);
-        channels = new PeerChannels(loop, cluster.tls(), run::pipeline, p -> LinkEmulation.apply(run.self(), p));
+        channels = new PeerChannels(loop, cluster.tls(), run::pipeline, cluster.peerChannelHandler());
         server = new PieceServer(store, serving, choke, banned::contains, disputes.quarantine(), exchangedWith,
                 config.maxRequestsPerPeer(), run::closing);
         dialer = new Dialer(run::self, membership, peers, banned::contains, loop,
@@ -137,7 +137,7 @@ final class RunParts {
                         }),
                 () -> run.closing() || run.leaving(), run::isComplete, () -> run.isComplete() && linger.allPeersDone(),
                 new Dialer.Shape(config.overlayPeers(), config.acceptPeers(), new Random(seed(config.nodeId(), 4)),
-                        config.ticker(), NodeRun.CONNECT_GRACE_NANOS));
+                        config.ticker(), Membership.CONNECT_GRACE_NANOS));
         orphans = new OrphanRule(run::self, pieceCount, peers, membership, config.ticker(), phase1::overEverywhere,
                 store::bitfield, piece -> phase1.workList().isPending(piece) || disputes.isChecking(piece)
                         || (requests.availability(piece) > 0 && expected(piece) != null),
@@ -152,6 +152,39 @@ final class RunParts {
                 disputes::idle, run::complete,
                 new HaveBatcher(loop, Duration.ZERO, pieces -> PieceStored.announce(peers, pieces)));
         connections = new Connections(run, this, cluster, task, peers);
+    }
+
+    @Override
+    public void expireMembers() {
+        membership.expirePending();
+    }
+
+    @Override
+    public void fillOverlay() {
+        dialer.fill();
+    }
+
+    @Override
+    public void checkPhase2Start() {
+        phase1.checkPhase2Start();
+    }
+
+    @Override
+    public void expireRequests() {
+        exchange.expireRequests();
+    }
+
+    @Override
+    public void checkOrphans() {
+        orphans.check();
+    }
+
+    /** Stops the components that run on their own: choking rounds, the linger, phase 1, the HAVE batches. */
+    void stop() {
+        chokeDriver.stop();
+        linger.cancel();
+        phase1.close();
+        stored.close();
     }
 
     /** Pieces missing from the store and not pending from S3 in this node's own works: to come from peers. */
@@ -172,144 +205,6 @@ final class RunParts {
     /** Bytes came from S3 (on an S3 thread): phase 1's fetch makes progress. */
     private void s3Progress() {
         phase1.s3Progress();
-    }
-
-    /**
-     * The S3 fetch's events: to the listener, and each stored piece to the run's loop.
-     *
-     * @param progress told (on an S3 thread) when bytes arrived from S3
-     */
-    private static SourceListener s3Listener(NodeRun run, ClusterTask task, Runnable progress) {
-        return new SourceListener() {
-            @Override
-            public void bytesReceived(long bytes) {
-                progress.run();
-                task.listener().bytesReceived(bytes);
-            }
-
-            @Override
-            public void pieceStored(int piece) {
-                task.listener().pieceStored(piece);
-                run.execute(() -> run.stored(piece, null));
-            }
-
-            @Override
-            public void retrying(PieceRun r, int attempt, long delayMillis, Throwable cause) {
-                task.listener().retrying(r, attempt, delayMillis, cause);
-            }
-
-            @Override
-            public void hedged(long tailBytes) {
-                task.listener().hedged(tailBytes);
-            }
-        };
-    }
-
-    /** What phase 1 sees of the run: the connected peers, their work lists, and the phase-2 start. */
-    private ShareFetcher.Run phaseOneRun(NodeRun run, Map<String, Peer> peers) {
-        return new ShareFetcher.Run() {
-            @Override
-            public Set<String> peers() {
-                return peers.keySet();
-            }
-
-            @Override
-            public boolean send(String peer, PeerMessage msg) {
-                if (msg instanceof WorksLeft) {
-                    // Checked against the pieces announced: no HAVE may still be waiting.
-                    stored.flushHaves();
-                }
-                return Peer.send(peers, peer, msg);
-            }
-
-            @Override
-            public boolean peersOutOfWork() {
-                return orphans.peersOutOfWork();
-            }
-
-            @Override
-            public void phase2Starts() {
-                exchange.pumpAll();
-            }
-
-            @Override
-            public boolean peersFetching() {
-                return peers.values().stream().anyMatch(p -> !p.done);
-            }
-
-            @Override
-            public void failed(Throwable error) {
-                run.fail(error);
-            }
-        };
-    }
-
-    /** How the run takes what {@link Disputes} settles. */
-    private Disputes.Run disputesRun(NodeRun run, ClusterTask task) {
-        return new Disputes.Run() {
-            @Override
-            public void pieceAdded(int piece) {
-                task.listener().pieceStored(piece);
-                run.stored(piece, null);
-            }
-
-            @Override
-            public void checksEnded() {
-                if (!run.closing() && !run.isComplete() && requests.isComplete()) {
-                    run.complete();
-                }
-            }
-
-            @Override
-            public void failed(Throwable error) {
-                run.fail(error);
-            }
-        };
-    }
-
-    /** How the run takes what {@link PieceReceiver} judges. */
-    private PieceReceiver.Run receiverRun(NodeRun run, Map<String, Peer> peers) {
-        return new PieceReceiver.Run() {
-            @Override
-            public boolean closing() {
-                return run.closing();
-            }
-
-            @Override
-            public void failed(Throwable error) {
-                run.fail(error);
-            }
-
-            @Override
-            public void downloaded(String peer, int length) {
-                choke.downloaded(peer, length);
-            }
-
-            @Override
-            public void requestFailed(String peer, int piece) {
-                requests.requestFailed(peer, piece);
-            }
-
-            @Override
-            public void stored(String peer, int piece, int length) {
-                // Checked now or never as it arrives (held back from peers while a sample is compared).
-                arrivals.stored(piece);
-                run.storedFromPeer(peer, piece, length);
-            }
-
-            @Override
-            public void pump(String peer) {
-                Peer p = peers.get(peer);
-                if (p != null) {
-                    exchange.pump(p);
-                }
-            }
-
-            @Override
-            public void pumpAll() {
-                exchange.pumpAll();
-            }
-        };
     }
 
     /** A seed for one of the run's random choices, from the node id: runs are reproducible per node. */

@@ -20,11 +20,11 @@ class OrphanRuleTest {
 
     private static final int PIECES = 8;
     private static final Duration SETTLE = Duration.ofNanos(OrphanRule.SETTLE_NANOS);
-    private static final Duration GRACE = Duration.ofNanos(NodeRun.CONNECT_GRACE_NANOS);
+    private static final Duration GRACE = Duration.ofNanos(Membership.CONNECT_GRACE_NANOS);
 
     private final ManualScheduler time = new ManualScheduler();
     private final Map<String, Peer> peers = new TreeMap<>();
-    private final Membership membership = new Membership(time.ticker(), NodeRun.CONNECT_GRACE_NANOS);
+    private final Membership membership = new Membership(time.ticker(), Membership.CONNECT_GRACE_NANOS);
     private final FakeRun run = new FakeRun();
     private final OrphanRule rule = new OrphanRule(() -> "b", PIECES, peers, membership, time.ticker(), () -> run.ownOver,
             () -> run.have, p -> run.pending.contains(p) || run.checking.contains(p) || run.obtainable.contains(p),

@@ -23,11 +23,11 @@ class OverlayOrphanRuleTest {
 
     private static final int PIECES = 8;
     private static final Duration QUIET = Duration.ofNanos(OrphanRule.QUIET_NANOS);
-    private static final Duration GRACE = Duration.ofNanos(NodeRun.CONNECT_GRACE_NANOS);
+    private static final Duration GRACE = Duration.ofNanos(Membership.CONNECT_GRACE_NANOS);
 
     private final ManualScheduler time = new ManualScheduler();
     private final Map<String, Peer> peers = new TreeMap<>();
-    private final Membership membership = new Membership(time.ticker(), NodeRun.CONNECT_GRACE_NANOS, 2, peers::size);
+    private final Membership membership = new Membership(time.ticker(), Membership.CONNECT_GRACE_NANOS, 2, peers::size);
     private final Bitfield have = new Bitfield(PIECES);
     private final Set<Integer> obtainable = new TreeSet<>();
     private final List<List<PieceRun>> taken = new ArrayList<>();

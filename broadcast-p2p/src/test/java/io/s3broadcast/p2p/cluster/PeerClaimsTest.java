@@ -33,7 +33,7 @@ class PeerClaimsTest {
     private final PieceExchange exchange = new PieceExchange(peers, requests, time.ticker(), Duration.ofSeconds(1),
             () -> true, () -> true, piece -> true, (p, what) -> misbehaved.add(p.id + " " + what), () -> "self");
     private final OrphanRule orphans = new OrphanRule(() -> "self", PIECES, peers,
-            new Membership(time.ticker(), NodeRun.CONNECT_GRACE_NANOS), time.ticker(), () -> false,
+            new Membership(time.ticker(), Membership.CONNECT_GRACE_NANOS), time.ticker(), () -> false,
             () -> new Bitfield(PIECES), piece -> true, () -> 1, works -> { });
     private final PeerClaims claims = new PeerClaims(PIECES, exchange, Phase1Fixture.fetcher(PIECES, peers, time),
             orphans, (p, what) -> misbehaved.add(p.id + " " + what), doneTaken::incrementAndGet);

@@ -108,4 +108,22 @@ class RegistrySessionTest {
         session.refresh();
         assertTrue(registry.polls.isEmpty());
     }
+
+    @Test
+    void leavingClosesTheRegistryOnTheBlockingThreadsOrHereWhenTheyRefuse() {
+        session.start(registry);
+        List<Runnable> blocking = new ArrayList<>();
+        CompletableFuture<Void> left = session.leave(blocking::add, "a", "group");
+        assertFalse(left.isDone());
+        blocking.forEach(Runnable::run);
+        assertTrue(left.isDone());
+        assertTrue(session.isClosed());
+
+        RegistrySession other = new RegistrySession(time);
+        CompletableFuture<Void> here = other.leave(r -> {
+            throw new java.util.concurrent.RejectedExecutionException("shut down");
+        }, "a", "group");
+        assertTrue(here.isDone());
+        assertTrue(other.isClosed());
+    }
 }

@@ -442,7 +442,7 @@ class ShareFetcherTest {
     }
 
     /** The run as phase 1 sees it: peers that record what they are sent. */
-    private static final class FakeRun implements ShareFetcher.Run {
+    static final class FakeRun implements ShareFetcher.Run {
         final Set<String> peers = new TreeSet<>();
         final Map<String, List<PeerMessage>> sent = new TreeMap<>();
         final Map<String, Integer> peerWorks = new TreeMap<>();
@@ -495,7 +495,7 @@ class ShareFetcherTest {
     }
 
     /** S3 as phase 1 sees it: each fetch polls its queue when the test says, and completes when told. */
-    private static final class FakeSource implements ShareFetcher.Source {
+    private static final class FakeSource implements ShareRead.Source {
         final List<RangeReads> reads = new ArrayList<>();
         PieceQueue queue;
         RangeReads shape;
