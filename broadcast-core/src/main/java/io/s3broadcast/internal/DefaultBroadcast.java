@@ -137,7 +137,7 @@ final class DefaultBroadcast implements Broadcast {
                         + ": fetch it on its own with a destination of your choice");
             }
             requests.add(FetchRequest.builder().bucket(bucket).key(o.key()).destination(target).build());
-            listed.add(new PieceLayout(o.size(), settings.pieceSize()));
+            listed.add(new PieceLayout(o.size(), settings.pieceSize(o.size(), settings.strategy())));
         }
         if (batch.isDone()) {
             return List.of();

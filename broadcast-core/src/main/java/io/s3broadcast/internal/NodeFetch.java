@@ -171,7 +171,7 @@ final class NodeFetch implements FetchHandle {
     private ObjectInfo prepare(ObjectInfo info, Path destination) {
         String object = "s3://" + info.bucket() + "/" + info.key();
         Destinations.check(destination, info.size(), object);
-        PieceLayout layout = new PieceLayout(info.size(), settings.pieceSize());
+        PieceLayout layout = new PieceLayout(info.size(), settings.pieceSize(info.size(), strategy));
         try {
             // Under a name of its own, resuming from what an interrupted fetch of this object stored there.
             resumable = ResumableStore.open(destination, info, layout, strategy.isCluster(), executor);

@@ -4,6 +4,7 @@ import com.google.common.base.Ticker;
 import io.s3broadcast.FetchListener;
 import io.s3broadcast.Strategy;
 import io.s3broadcast.spi.cluster.ChokePolicy;
+import io.s3broadcast.spi.cluster.PieceSizing;
 import io.s3broadcast.spi.cluster.WorkSizing;
 import io.s3broadcast.metrics.BroadcastMetrics;
 import io.s3broadcast.registry.NodeRegistryProvider;
@@ -32,7 +33,7 @@ record Settings(
         ClusterConfig cluster,
         Path destinationDirectory,
         Strategy strategy,
-        int pieceSize,
+        Integer configuredPieceSize,
         WorkSizing sizing,
         List<FetchListener> listeners,
         ExecutorService executor,
@@ -44,7 +45,7 @@ record Settings(
     static final boolean DEFAULT_HEDGE = false;
     /** Range size cap of the source; the range of each fetch is computed below it unless set ({@link WorkSizing}). */
     static final long DEFAULT_RANGE_SIZE = 32L << 20;
-    static final int DEFAULT_PIECE_SIZE = 1 << 20;
+    static final int DEFAULT_PIECE_SIZE = PieceSizing.DEFAULT;
     static final int MIN_PIECE_SIZE = 16 << 10;
     static final int MAX_PIECE_SIZE = 64 << 20;
     static final int DEFAULT_MAX_ATTEMPTS = 10;
@@ -70,6 +71,11 @@ record Settings(
     static final String DEFAULT_CHOKE_POLICY = ClusterConfig.COOPERATIVE;
     static final Duration DEFAULT_REQUEST_QUEUE_TIME = Duration.ofSeconds(1);
 
+    /** The piece size of a fetch of {@code objectSize} bytes with {@code strategy} ({@link PieceSizing}). */
+    int pieceSize(long objectSize, Strategy strategy) {
+        return PieceSizing.of(configuredPieceSize, objectSize, strategy, cluster.expectedNodes());
+    }
+
     static Settings resolve(BroadcastBuilder b) {
         ConfigSource c = b.config;
         URI endpoint = b.endpoint != null ? b.endpoint
@@ -84,8 +90,9 @@ record Settings(
         int connections = b.connections != null ? b.connections : c.positiveInt("connections").orElse(DEFAULT_CONNECTIONS);
         Long explicitRange = b.rangeSize != null ? b.rangeSize : c.size("rangeSize").orElse(null);
         long rangeSize = explicitRange != null ? explicitRange : DEFAULT_RANGE_SIZE;
-        int pieceSize = b.pieceSize != null ? b.pieceSize
-                : Math.toIntExact(c.size("pieceSize").orElse((long) DEFAULT_PIECE_SIZE));
+        Integer configuredPieceSize = b.pieceSize != null ? b.pieceSize
+                : c.size("pieceSize").map(Math::toIntExact).orElse(null);
+        int pieceSize = configuredPieceSize != null ? configuredPieceSize : DEFAULT_PIECE_SIZE;
         int maxAttempts = b.maxAttempts != null ? b.maxAttempts : c.positiveInt("maxAttempts").orElse(DEFAULT_MAX_ATTEMPTS);
         Duration initialBackoff = b.initialBackoff != null ? b.initialBackoff
                 : c.duration("initialBackoff").orElse(DEFAULT_INITIAL_BACKOFF);
@@ -158,8 +165,8 @@ record Settings(
         if (b.metrics != null ? b.metrics : c.bool("metrics").orElse(true)) {
             BroadcastMetrics.globalIfPresent().ifPresent(listeners::add);
         }
-        return new Settings(source, cluster, destination.toAbsolutePath(), strategy, pieceSize, sizing, List.copyOf(listeners),
-                b.executor, ticker, b.clusterProvider);
+        return new Settings(source, cluster, destination.toAbsolutePath(), strategy, configuredPieceSize, sizing,
+                List.copyOf(listeners), b.executor, ticker, b.clusterProvider);
     }
 
     /**

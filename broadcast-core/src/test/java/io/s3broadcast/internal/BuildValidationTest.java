@@ -19,7 +19,7 @@ class BuildValidationTest {
                 .hasMessageContaining("pieceSize 100").hasMessageContaining("16KiB").hasMessageContaining("64MiB");
         assertThatThrownBy(() -> Settings.resolve(builder(Map.of("s3broadcast.pieceSize", "1GiB"))))
                 .hasMessageContaining("pieceSize").hasMessageContaining("s3broadcast.pieceSize");
-        assertThat(Settings.resolve(builder(Map.of("s3broadcast.pieceSize", "32KiB"))).pieceSize()).isEqualTo(32 << 10);
+        assertThat(Settings.resolve(builder(Map.of("s3broadcast.pieceSize", "32KiB"))).configuredPieceSize()).isEqualTo(32 << 10);
     }
 
     @Test
