@@ -16,6 +16,8 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * This node in its group's registry: starts it, registers, waits for the expected members, follows joins and
@@ -26,6 +28,8 @@ import java.util.concurrent.TimeUnit;
  * injected scheduler.
  */
 final class RegistrySession {
+
+    private static final Logger LOG = LoggerFactory.getLogger(RegistrySession.class);
 
     static final Duration FIRST_REFRESH = Duration.ofMillis(100);
     static final Duration MAX_REFRESH = Duration.ofSeconds(2);
@@ -91,15 +95,18 @@ final class RegistrySession {
 
     /**
      * Registers {@code me} (blocking). The node is late when the registry listed at least {@code expectedNodes}
-     * others before (never with a static registry, which lists every member from the start).
+     * others before, or a member whose broadcast had begun ({@link NodeRegistry#othersBegun()}: the group began
+     * without this node, and members may have left since, so fewer than {@code expectedNodes} are left); never
+     * with a static registry, which lists every member from the start, nor without an expected count.
      */
     Registered register(NodeInfo me, int expectedNodes) {
         NodeRegistry r = registry;
         Set<String> before = new HashSet<>();
         r.members().forEach(m -> before.add(m.nodeId()));
+        boolean begun = r.othersBegun();
         NodeInfo self = r.register(me);
         before.remove(self.nodeId());
-        boolean late = expectedNodes > 0 && before.size() >= expectedNodes && !(r instanceof StaticRegistry);
+        boolean late = expectedNodes > 0 && (before.size() >= expectedNodes || begun) && !(r instanceof StaticRegistry);
         return new Registered(self, before.size(), late);
     }
 
@@ -121,6 +128,23 @@ final class RegistrySession {
             refreshUntil(done, Math.min(2 * delayNanos, MAX_REFRESH.toNanos()));
         }, delayNanos, TimeUnit.NANOSECONDS);
         done.whenComplete((v, e) -> next.cancel(false));
+    }
+
+    /**
+     * This node's broadcast has begun (blocking): the registry records it, so that nodes registering later know
+     * they are late. A failure is only logged: the run goes on, and a later node may then take a share.
+     */
+    void markBegun() {
+        NodeRegistry r = registry;
+        if (r == null || closed) {
+            return;
+        }
+        try {
+            r.markBegun();
+        } catch (RuntimeException e) {
+            LOG.warn("{}: could not mark this node's broadcast begun; a node joining later may read a share again: {}",
+                    r, e.toString());
+        }
     }
 
     /** Asks the registry to look again now: a peer that is not a member yet connected. */

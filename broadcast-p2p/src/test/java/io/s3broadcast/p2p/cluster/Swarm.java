@@ -2,6 +2,7 @@ package io.s3broadcast.p2p.cluster;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
+import io.s3broadcast.Broadcast;
 import io.s3broadcast.CompletedFetch;
 import io.s3broadcast.FetchHandle;
 import io.s3broadcast.FetchListener;
@@ -16,6 +17,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
+import java.util.function.Consumer;
 import java.util.function.IntFunction;
 import java.util.stream.IntStream;
 
@@ -49,6 +51,11 @@ final class Swarm implements AutoCloseable {
     /** {@code extra} more members in the static registry ({@link #ports} after the nodes'), run by the test itself. */
     private Swarm(S3Fixture s3, Path dir, Strategy strategy, int n, int extra, String registry,
             IntFunction<FetchListener> listeners, String idPrefix, int overlayPeers) {
+        this(s3, dir, strategy, n, extra, registry, listeners, idPrefix, overlayPeers, node -> { });
+    }
+
+    private Swarm(S3Fixture s3, Path dir, Strategy strategy, int n, int extra, String registry,
+            IntFunction<FetchListener> listeners, String idPrefix, int overlayPeers, Consumer<Broadcast.Builder> tweak) {
         TestCluster.Builder b = TestCluster.builder(s3).nodes(n).extraMembers(extra).strategy(strategy).directory(dir)
                 .idPrefix(idPrefix)
                 .configure((i, node) -> {
@@ -60,6 +67,7 @@ final class Swarm implements AutoCloseable {
                     if (l != null) {
                         node.addListener(l);
                     }
+                    tweak.accept(node);
                 });
         if (registry != null) {
             b.registry(registry);
@@ -84,6 +92,12 @@ final class Swarm implements AutoCloseable {
     static Swarm of(S3Fixture s3, Path dir, Strategy strategy, int n, String registry, IntFunction<FetchListener> listeners,
             String idPrefix) {
         return new Swarm(s3, dir, strategy, n, registry, listeners, idPrefix);
+    }
+
+    /** Nodes named {@code idPrefix + i}, each builder changed by {@code tweak} last (another endpoint, say). */
+    static Swarm of(S3Fixture s3, Path dir, Strategy strategy, int n, String registry, IntFunction<FetchListener> listeners,
+            String idPrefix, Consumer<Broadcast.Builder> tweak) {
+        return new Swarm(s3, dir, strategy, n, 0, registry, listeners, idPrefix, 0, tweak);
     }
 
     /** {@code n} nodes, each keeping {@code overlayPeers} peers. */
