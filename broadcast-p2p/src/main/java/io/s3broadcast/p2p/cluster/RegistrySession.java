@@ -110,11 +110,20 @@ final class RegistrySession {
         return new Registered(self, before.size(), late);
     }
 
-    /** Waits for {@code expected} members, up to {@code timeout}, asking the registry to look again meanwhile. */
+    /**
+     * Waits for {@code expected} members, up to {@code timeout}, asking the registry to look again meanwhile. With
+     * none expected the run begins at once with whoever is there, and the registry is asked to look again for
+     * {@link #MAX_REFRESH} all the same, so that members registering a moment later are learned of (and take their
+     * units back, {@link ShareHandBack}) before this node has read much of them.
+     */
     CompletableFuture<Membership> awaitMembers(int expected, Duration timeout) {
         CompletableFuture<Membership> members = registry.awaitMembers(expected, timeout, timer);
         if (!members.isDone()) {
             refreshUntil(members, FIRST_REFRESH.toNanos());
+        } else if (expected == 0) {
+            CompletableFuture<Void> window = new CompletableFuture<>();
+            timer.schedule(() -> window.complete(null), MAX_REFRESH.toNanos(), TimeUnit.NANOSECONDS);
+            refreshUntil(window, FIRST_REFRESH.toNanos());
         }
         return members;
     }
