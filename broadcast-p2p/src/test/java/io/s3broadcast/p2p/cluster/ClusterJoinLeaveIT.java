@@ -14,7 +14,6 @@ import io.s3broadcast.testkit.S3Fixture;
 import io.s3broadcast.testkit.StoredObject;
 import io.s3broadcast.testkit.proxy.FaultProxy;
 import java.io.IOException;
-import java.net.InetSocketAddress;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -111,15 +110,14 @@ class ClusterJoinLeaveIT {
      * The fleet's case (fleet --join --leave, docs/scale.md): a node expecting as many nodes as the group did joins
      * after a member left, so the registry lists fewer members than expected when it registers. It is late all the
      * same (the members' entries say their broadcast began) and takes no share; before the entries said so, it took
-     * itself for a founding member and read a share of the three left (here early-2's, which early-2 reads too: 1.2 S in a run).
-     * The early nodes read S3 through a slow proxy, so that they are still in phase 1 when it comes.
+     * itself for a founding member and read a share of the three left (here early-2's, which early-2 reads too: 1.2 S
+     * in a run). The early nodes read S3 through a slow proxy, so that they are still in phase 1 when it comes.
      */
     @Test
     void aNodeThatJoinsAfterAMemberLeftIsLateAndReadsNoShare(S3Fixture s3) throws Exception {
         StoredObject object = s3.putRandom(s3.key("object.bin"), SIZE, 33);
-        FaultProxy slow = s3.closeAfterTest(FaultProxy.builder(new InetSocketAddress("127.0.0.1", s3.endpoint().getPort()))
-                .perConnectionResponseRate(256 * 1024).start());
-        String registry = "s3://" + s3.bucket() + "/" + s3.key("registry");
+        FaultProxy slow = Swarm.slowS3(s3, 256 * 1024);
+        String registry = Swarm.s3Registry(s3);
         int n = 3;
         int leaver = 0;
         CompletableFuture<Void> started = new CompletableFuture<>();

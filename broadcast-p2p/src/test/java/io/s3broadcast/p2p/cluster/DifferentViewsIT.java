@@ -44,9 +44,8 @@ class DifferentViewsIT {
     void nodesThatBeginWithDifferentViewsReadTheObjectAboutOnce(S3Fixture s3) throws Exception {
         StoredObject object = s3.putRandom(s3.key("object.bin"), SIZE, 41);
         // Slow S3 (256 KiB/s per connection), so a node has read little before it learns of the others.
-        FaultProxy slow = s3.closeAfterTest(FaultProxy.builder(new InetSocketAddress("127.0.0.1", s3.endpoint().getPort()))
-                .perConnectionResponseRate(256 * 1024).start());
-        String registry = "s3://" + s3.bucket() + "/" + s3.key("registry");
+        FaultProxy slow = Swarm.slowS3(s3, 256 * 1024);
+        String registry = Swarm.s3Registry(s3);
         List<Broadcast> nodes = new ArrayList<>();
         try {
             for (int i = 0; i < 3; i++) {

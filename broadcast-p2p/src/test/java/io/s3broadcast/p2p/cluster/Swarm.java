@@ -11,6 +11,9 @@ import io.s3broadcast.Strategy;
 import io.s3broadcast.testkit.S3Fixture;
 import io.s3broadcast.testkit.StoredObject;
 import io.s3broadcast.testkit.TestCluster;
+import io.s3broadcast.testkit.proxy.FaultProxy;
+import java.io.IOException;
+import java.net.InetSocketAddress;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -109,6 +112,17 @@ final class Swarm implements AutoCloseable {
     /** {@code n} nodes, and {@code extra} more members of the static registry that the test runs itself. */
     static Swarm withExtraMembers(S3Fixture s3, Path dir, Strategy strategy, int n, int extra) {
         return new Swarm(s3, dir, strategy, n, extra, null, null, "node-");
+    }
+
+    /** A proxy in front of {@code s3} that sends each response at {@code bytesPerSecond}, closed after the test. */
+    static FaultProxy slowS3(S3Fixture s3, long bytesPerSecond) throws IOException {
+        return s3.closeAfterTest(FaultProxy.builder(new InetSocketAddress("127.0.0.1", s3.endpoint().getPort()))
+                .perConnectionResponseRate(bytesPerSecond).start());
+    }
+
+    /** An S3-prefix registry spec under the test's prefix. */
+    static String s3Registry(S3Fixture s3) {
+        return "s3://" + s3.bucket() + "/" + s3.key("registry");
     }
 
     /** Starts the fetch on every node at once. */
