@@ -34,6 +34,7 @@ public abstract class AbstractNodeRegistry implements NodeRegistry {
     private final Object lifecycle = new Object();
     private volatile State state = State.NEW; // written under lifecycle
     private volatile NodeInfo self; // written under lifecycle
+    private volatile boolean othersBegun;
 
     private final Object table = new Object();
     private volatile SortedMap<String, NodeInfo> members = Collections.emptySortedMap(); // written under table
@@ -56,6 +57,10 @@ public abstract class AbstractNodeRegistry implements NodeRegistry {
 
     /** Releases what the registry owns; called once, started or not, after any {@link #doLeave}. */
     protected abstract void doClose();
+
+    /** Marks the registered {@code node}'s broadcast begun in its entry; by default the registry keeps no mark. */
+    protected void doMarkBegun(NodeInfo node) {
+    }
 
     @Override
     public final GroupId group() {
@@ -105,6 +110,26 @@ public abstract class AbstractNodeRegistry implements NodeRegistry {
                 self = null;
             }
         }
+    }
+
+    @Override
+    public final void markBegun() {
+        synchronized (lifecycle) {
+            NodeInfo node = self;
+            if (node != null && state == State.STARTED) {
+                doMarkBegun(node);
+            }
+        }
+    }
+
+    @Override
+    public final boolean othersBegun() {
+        return othersBegun;
+    }
+
+    /** The store's current view: whether a live member other than this node marked its broadcast begun. */
+    protected final void reportOthersBegun(boolean begun) {
+        othersBegun = begun;
     }
 
     @Override

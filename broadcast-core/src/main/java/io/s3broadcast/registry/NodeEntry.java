@@ -10,16 +10,28 @@ import java.util.Objects;
 /**
  * What a shared registry stores for one member: a small JSON object such as
  * {@code {"v":1,"nodeId":"n1","host":"10.0.0.5","port":7000,"joinedAt":"2025-01-01T00:00:00Z"}}.
- * {@link #parse} ignores fields it does not know, so later versions may add some.
+ * {@link #parse} ignores fields it does not know, so later versions may add some. A member whose broadcast has begun
+ * (its membership fixed, {@link NodeRegistry#markBegun()}) adds {@code "begun":true}.
  *
  * @param node the member
  * @param joinedAt when it registered, by its own clock
+ * @param begun whether its broadcast has begun
  */
-public record NodeEntry(NodeInfo node, Instant joinedAt) {
+public record NodeEntry(NodeInfo node, Instant joinedAt, boolean begun) {
 
     public NodeEntry {
         Objects.requireNonNull(node, "node");
         Objects.requireNonNull(joinedAt, "joinedAt");
+    }
+
+    /** A member whose broadcast has not begun. */
+    public NodeEntry(NodeInfo node, Instant joinedAt) {
+        this(node, joinedAt, false);
+    }
+
+    /** This entry with its broadcast begun. */
+    public NodeEntry withBegun() {
+        return begun ? this : new NodeEntry(node, joinedAt, true);
     }
 
     /** The entry as UTF-8 JSON. */
@@ -27,7 +39,11 @@ public record NodeEntry(NodeInfo node, Instant joinedAt) {
         StringBuilder json = new StringBuilder(128).append("{\"v\":1,\"nodeId\":");
         quote(json, node.nodeId()).append(",\"host\":");
         quote(json, node.host()).append(",\"port\":").append(node.port()).append(",\"joinedAt\":");
-        quote(json, joinedAt.toString()).append('}');
+        quote(json, joinedAt.toString());
+        if (begun) {
+            json.append(",\"begun\":true");
+        }
+        json.append('}');
         return json.toString().getBytes(StandardCharsets.UTF_8);
     }
 
@@ -42,7 +58,7 @@ public record NodeEntry(NodeInfo node, Instant joinedAt) {
         try {
             NodeInfo node = new NodeInfo(require(fields, "nodeId", text), require(fields, "host", text),
                     Integer.parseInt(require(fields, "port", text)));
-            return new NodeEntry(node, Instant.parse(require(fields, "joinedAt", text)));
+            return new NodeEntry(node, Instant.parse(require(fields, "joinedAt", text)), "true".equals(fields.get("begun")));
         } catch (NumberFormatException | DateTimeParseException e) {
             throw new IllegalArgumentException("not a node entry: " + text, e);
         }

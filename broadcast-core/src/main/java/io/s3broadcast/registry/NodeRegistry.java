@@ -57,6 +57,23 @@ public interface NodeRegistry extends AutoCloseable {
     default void pollNow() {
     }
 
+    /**
+     * Records that this node's broadcast has begun (its membership is fixed), in its own entry, so that a node that
+     * registers later knows the group began without it ({@link #othersBegun()}), even when fewer than the expected
+     * members are left by then (some left or crashed). Blocks like the other remote calls; does nothing when not
+     * registered, or for a registry that keeps no such mark (a static list, which nobody joins late).
+     */
+    default void markBegun() {
+    }
+
+    /**
+     * Whether a live member other than this node has marked its broadcast begun ({@link #markBegun()}), as of the
+     * registry's last look; false for a registry that keeps no such mark. Never blocks.
+     */
+    default boolean othersBegun() {
+        return false;
+    }
+
     /** Withdraws this node from the group; the registry keeps following the group. Does nothing if not registered. */
     void leave();
 

@@ -41,6 +41,15 @@ class NodeInfoTest {
     }
 
     @Test
+    void anEntryWhoseBroadcastBegunSaysSoAndOneWithoutTheFieldHasNotBegun() {
+        NodeEntry entry = new NodeEntry(new NodeInfo("node-1", "10.1.2.3", 7000), Instant.parse("2025-03-04T05:06:07Z"));
+        NodeEntry begun = entry.withBegun();
+        assertThat(new String(begun.toJson(), java.nio.charset.StandardCharsets.UTF_8)).endsWith(",\"begun\":true}");
+        assertThat(NodeEntry.parse(begun.toJson())).isEqualTo(begun);
+        assertThat(NodeEntry.parse(entry.toJson()).begun()).isFalse();
+    }
+
+    @Test
     void entryParsingIgnoresUnknownFieldsAndWhitespace() {
         String json = " { \"joinedAt\" : \"2025-01-01T00:00:00Z\", \"extra\": {\"no\":1}, \"port\": 80, \"host\":\"h\\u0031\", \"nodeId\":\"n\" } ";
         assertThatThrownBy(() -> NodeEntry.parse(json.getBytes())).hasMessageContaining("not a node entry");

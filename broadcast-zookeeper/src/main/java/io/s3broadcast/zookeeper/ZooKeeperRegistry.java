@@ -65,8 +65,9 @@ public final class ZooKeeperRegistry extends AbstractNodeRegistry {
 
     private final Watcher childrenWatcher = this::childrenChanged;
     /** The data of the group's children as last read, by znode name; only new names are read. */
-    private final Map<String, NodeInfo> known = new ConcurrentHashMap<>();
+    private final Map<String, NodeEntry> known = new ConcurrentHashMap<>();
     private PersistentNode znode; // guarded by the lifecycle (do* methods)
+    private NodeEntry ownEntry; // guarded by the lifecycle (do* methods)
     private volatile boolean watching;
     private final AtomicLong reads = new AtomicLong(); // listings and data reads after start, for tests
     private volatile String withdrawnId; // the id this node left as, hidden until a listing shows its znode gone
@@ -167,9 +168,9 @@ public final class ZooKeeperRegistry extends AbstractNodeRegistry {
             List<String> children = client.getChildren().usingWatcher(childrenWatcher).forPath(groupPath);
             for (String name : children) {
                 try {
-                    NodeInfo node = decode(groupPath + "/" + name, client.getData().forPath(groupPath + "/" + name));
-                    if (node != null) {
-                        known.put(name, node);
+                    NodeEntry entry = decode(groupPath + "/" + name, client.getData().forPath(groupPath + "/" + name));
+                    if (entry != null) {
+                        known.put(name, entry);
                     }
                 } catch (KeeperException.NoNodeException e) {
                     // gone since the listing
@@ -229,9 +230,9 @@ public final class ZooKeeperRegistry extends AbstractNodeRegistry {
                 reads.incrementAndGet();
                 client.getData().inBackground((c, event) -> {
                     if (event.getResultCode() == KeeperException.Code.OK.intValue()) {
-                        NodeInfo node = decode(path, event.getData());
-                        if (node != null) {
-                            known.put(name, node);
+                        NodeEntry entry = decode(path, event.getData());
+                        if (entry != null) {
+                            known.put(name, entry);
                         }
                     }
                     if (left.decrementAndGet() == 0) {
@@ -253,14 +254,15 @@ public final class ZooKeeperRegistry extends AbstractNodeRegistry {
         withdrawnId = null;
         try {
             refuseIfTakenByAnother(path, node);
-            PersistentNode created = new PersistentNode(client, CreateMode.EPHEMERAL, false, path,
-                    new NodeEntry(node, clock.instant()).toJson());
+            NodeEntry entry = new NodeEntry(node, clock.instant());
+            PersistentNode created = new PersistentNode(client, CreateMode.EPHEMERAL, false, path, entry.toJson());
             created.start();
             if (!created.waitForInitialCreate(operationTimeout.toMillis(), TimeUnit.MILLISECONDS)) {
                 closeQuietly(created);
                 throw new RegistryException("could not create " + path + " at " + where + " within " + operationTimeout);
             }
             znode = created;
+            ownEntry = entry;
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             throw new RegistryException("interrupted while registering " + node + " at " + where, e);
@@ -271,6 +273,24 @@ public final class ZooKeeperRegistry extends AbstractNodeRegistry {
         }
         memberJoined(node);
         return node;
+    }
+
+    /**
+     * This node's znode says its broadcast has begun. Only nodes that read it afterwards see it (a znode's data is
+     * read once, when it first appears), which is what they need: a node registering later is late.
+     */
+    @Override
+    protected void doMarkBegun(NodeInfo node) {
+        PersistentNode current = znode;
+        if (current == null || ownEntry == null || ownEntry.begun()) {
+            return;
+        }
+        ownEntry = ownEntry.withBegun();
+        try {
+            current.setData(ownEntry.toJson());
+        } catch (Exception e) {
+            throw new RegistryException("could not mark " + node + " begun at " + where + ": " + e, e);
+        }
     }
 
     /**
@@ -286,7 +306,8 @@ public final class ZooKeeperRegistry extends AbstractNodeRegistry {
         } catch (org.apache.zookeeper.KeeperException.NoNodeException e) {
             return;
         }
-        NodeInfo existing = decode(path, data);
+        NodeEntry decoded = decode(path, data);
+        NodeInfo existing = decoded == null ? null : decoded.node();
         if (existing != null && !existing.equals(node)) {
             throw new RegistryException("node id " + node.nodeId() + " is already registered at " + where + " by a live node at "
                     + existing.address() + "; node ids must be unique in a group");
@@ -336,11 +357,15 @@ public final class ZooKeeperRegistry extends AbstractNodeRegistry {
         String withdrawn = withdrawnId;
         boolean withdrawnStillThere = false;
         List<NodeInfo> members = new ArrayList<>();
+        NodeInfo self = registeredSelf();
+        boolean othersBegun = false;
         for (String name : children) {
-            NodeInfo node = known.get(name);
-            if (node == null) {
+            NodeEntry entry = known.get(name);
+            if (entry == null) {
                 continue;
             }
+            NodeInfo node = entry.node();
+            othersBegun |= entry.begun() && (self == null || !self.nodeId().equals(node.nodeId()));
             if (node.nodeId().equals(withdrawn)) {
                 withdrawnStillThere = true;
             } else {
@@ -350,18 +375,19 @@ public final class ZooKeeperRegistry extends AbstractNodeRegistry {
         if (withdrawn != null && !withdrawnStillThere) {
             withdrawnId = null;
         }
+        reportOthersBegun(othersBegun);
         replaceMembers(members);
     }
 
-    private NodeInfo decode(String path, byte[] data) {
+    private NodeEntry decode(String path, byte[] data) {
         String id = path.substring(path.lastIndexOf('/') + 1);
         try {
-            NodeInfo node = NodeEntry.parse(data == null ? new byte[0] : data).node();
-            if (!node.nodeId().equals(id)) {
-                log.warn("{}: ignoring {}: it holds node id {}", this, path, node.nodeId());
+            NodeEntry entry = NodeEntry.parse(data == null ? new byte[0] : data);
+            if (!entry.node().nodeId().equals(id)) {
+                log.warn("{}: ignoring {}: it holds node id {}", this, path, entry.node().nodeId());
                 return null;
             }
-            return node;
+            return entry;
         } catch (IllegalArgumentException e) {
             log.warn("{}: ignoring {}: {}", this, path, e.getMessage());
             return null;

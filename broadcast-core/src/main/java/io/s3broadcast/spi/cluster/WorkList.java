@@ -3,6 +3,9 @@ package io.s3broadcast.spi.cluster;
 import io.s3broadcast.spi.PieceQueue;
 import io.s3broadcast.spi.PieceRun;
 import java.util.ArrayList;
+import java.util.BitSet;
+import java.util.Collection;
+import java.util.Collections;
 import java.util.List;
 
 /**
@@ -194,6 +197,22 @@ public final class WorkList implements PieceQueue, SourcePieces {
             }
         }
         return added;
+    }
+
+    /**
+     * Removes those of {@code works} that are works of this list (same bounds) and not started, and returns them:
+     * a node handing back works another node owns ({@link RendezvousShares#ownedBy}). Started works stay.
+     */
+    public synchronized List<PieceRun> removeUnstarted(Collection<PieceRun> works) {
+        List<PieceRun> removed = new ArrayList<>();
+        for (PieceRun run : works) {
+            Work w = list.floor(run.first());
+            if (w != null && w.first == run.first() && w.end == run.end() && !w.started()) {
+                list.remove(w);
+                removed.add(run);
+            }
+        }
+        return removed;
     }
 
     /** How much is left; {@link Remaining#works()} is the {@code len} of {@link #giveAway()}. */

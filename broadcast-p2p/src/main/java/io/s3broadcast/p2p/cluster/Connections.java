@@ -65,8 +65,14 @@ final class Connections implements GroupRouter.Target {
     private MessageDispatch dispatch(ClusterTask task) {
         return new MessageDispatch()
                 .on(MessageType.PIECE, Piece.class, c.receiver::arrived)
-                .on(MessageType.BITFIELD, BitfieldMessage.class, c.exchange::bitfield)
-                .on(MessageType.HAVE, Have.class, c.exchange::have)
+                .on(MessageType.BITFIELD, BitfieldMessage.class, (p, bits) -> {
+                    c.exchange.bitfield(p, bits);
+                    c.handBack.peerHas(bits.toBitfield());
+                })
+                .on(MessageType.HAVE, Have.class, (p, have) -> {
+                    c.exchange.have(p, have);
+                    c.handBack.peerHas(have.piece());
+                })
                 .on(MessageType.CHOKE, Choke.class, (p, m) -> c.exchange.choked(p))
                 .on(MessageType.UNCHOKE, Unchoke.class, (p, m) -> c.exchange.unchoked(p))
                 .on(MessageType.REJECT, Reject.class, c.exchange::rejected)
@@ -152,6 +158,7 @@ final class Connections implements GroupRouter.Target {
         if (!run.closing() && !node.nodeId().equals(run.self())
                 && c.membership.joined(node, peers.containsKey(node.nodeId()))) {
             c.dialer.memberJoined(node);
+            c.handBack.learned(node.nodeId());
         }
     }
 
@@ -210,7 +217,8 @@ final class Connections implements GroupRouter.Target {
         } else {
             peers.put(id, new Peer(id, h, pieceCount));
             listener.peerConnected(id);
-            if (!c.membership.isMember(id)) {
+            boolean newcomer = !c.membership.isMember(id);
+            if (newcomer) {
                 // A peer the registry has not shown yet: a member that just joined. Look now, not at the next poll.
                 c.registry.refresh();
             }
@@ -220,6 +228,9 @@ final class Connections implements GroupRouter.Target {
             c.greeting.greet(h);
             c.relay.greet(h, id);
             h.flush();
+            if (newcomer) {
+                c.handBack.learned(id); // after the greeting: a WORKS_LEFT it may send must follow the BITFIELD
+            }
             LOG.debug("{}: connected to {}", run.self(), h);
         }
     }

@@ -69,11 +69,21 @@ final class GroupJoin {
                     run.fail(e);
                 } else {
                     run.members(m.members(), me.late());
+                    markBegun(cluster, registry);
                 }
             });
         } catch (RuntimeException | Error e) {
             run.fail(new BroadcastException("cannot join the node registry " + config.registry() + " for " + group
                     + ": " + e, e));
+        }
+    }
+
+    /** The run begins: the registry records it on a blocking thread, so nodes that come later are late. */
+    private static void markBegun(PeerCluster cluster, RegistrySession registry) {
+        try {
+            cluster.blocking().execute(registry::markBegun);
+        } catch (RuntimeException e) {
+            LOG.debug("not marking the run begun: {}", e.toString()); // the cluster is closing
         }
     }
 }

@@ -175,7 +175,10 @@ final class NodeRun implements ClusterRun, GroupJoin.Run, Housekeeping.Run {
             ids.add(n.nodeId());
             c.connections.memberJoined(n);
         }
-        NodeShare share = NodeShare.of(c.plan, task.sizing(), task.store().layout(), ids, self, late);
+        // Without an expected count, nodes begin with whoever they see, so views may differ: rendezvous shares.
+        boolean rendezvous = config.expectedNodes() == 0;
+        NodeShare share = NodeShare.of(c.plan, task.sizing(), task.store().layout(), ids, self, late, rendezvous);
+        c.handBack.begin(ids, rendezvous && !late);
         if (late) {
             LOG.info("{} joins {} {}", self, group, share);
         } else {

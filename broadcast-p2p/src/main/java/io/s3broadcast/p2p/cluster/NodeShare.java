@@ -1,6 +1,7 @@
 package io.s3broadcast.p2p.cluster;
 
 import io.s3broadcast.spi.cluster.ClusterPlan;
+import io.s3broadcast.spi.cluster.RendezvousShares;
 import io.s3broadcast.spi.cluster.Shares;
 import io.s3broadcast.spi.cluster.WorkSizing;
 import io.s3broadcast.spi.PieceLayout;
@@ -23,9 +24,18 @@ import java.util.TreeSet;
  */
 record NodeShare(List<PieceRun> works, WorkSizing.Sizing sizing, int index, int nodes) {
 
-    /** The share of {@code self} among {@code members} (with or without {@code self}). */
+    /** The share of {@code self} among {@code members} (with or without {@code self}), by index. */
     static NodeShare of(ClusterPlan plan, WorkSizing policy, PieceLayout layout, Collection<String> members,
             String self, boolean late) {
+        return of(plan, policy, layout, members, self, late, false);
+    }
+
+    /**
+     * The share of {@code self} among {@code members}: by index, or ({@code rendezvous}, for nodes whose views of
+     * the membership may differ) the units it owns by {@link RendezvousShares}, each a work.
+     */
+    static NodeShare of(ClusterPlan plan, WorkSizing policy, PieceLayout layout, Collection<String> members,
+            String self, boolean late, boolean rendezvous) {
         TreeSet<String> ids = new TreeSet<>(members);
         int pieceCount = layout.pieceCount();
         int nodes = plan.sharingNodes(ids.contains(self) ? ids.size() : ids.size() + 1);
@@ -36,6 +46,9 @@ record NodeShare(List<PieceRun> works, WorkSizing.Sizing sizing, int index, int 
         }
         ids.add(self);
         int index = new ArrayList<>(ids).indexOf(self);
+        if (rendezvous && nodes > 1) {
+            return new NodeShare(RendezvousShares.share(pieceCount, ids, self), sizing, index, nodes);
+        }
         return new NodeShare(plan.share(pieceCount, nodes, index, sizing), sizing, index, nodes);
     }
 

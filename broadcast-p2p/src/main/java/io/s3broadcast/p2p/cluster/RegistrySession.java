@@ -96,23 +96,35 @@ final class RegistrySession {
 
     /**
      * Registers {@code me} (blocking). The node is late when the registry listed at least {@code expectedNodes}
-     * others before (never with a static registry, which lists every member from the start).
+     * others before, or a member whose broadcast had begun ({@link NodeRegistry#othersBegun()}: the group began
+     * without this node, and members may have left since, so fewer than {@code expectedNodes} are left); never
+     * with a static registry, which lists every member from the start, nor without an expected count.
      */
     Registered register(NodeInfo me, int expectedNodes) {
         NodeRegistry r = registry;
         Set<String> before = new HashSet<>();
         r.members().forEach(m -> before.add(m.nodeId()));
+        boolean begun = r.othersBegun();
         NodeInfo self = r.register(me);
         before.remove(self.nodeId());
-        boolean late = expectedNodes > 0 && before.size() >= expectedNodes && !(r instanceof StaticRegistry);
+        boolean late = expectedNodes > 0 && (before.size() >= expectedNodes || begun) && !(r instanceof StaticRegistry);
         return new Registered(self, before.size(), late);
     }
 
-    /** Waits for {@code expected} members, up to {@code timeout}, asking the registry to look again meanwhile. */
+    /**
+     * Waits for {@code expected} members, up to {@code timeout}, asking the registry to look again meanwhile. With
+     * none expected the run begins at once with whoever is there, and the registry is asked to look again for
+     * {@link #MAX_REFRESH} all the same, so that members registering a moment later are learned of (and take their
+     * units back, {@link ShareHandBack}) before this node has read much of them.
+     */
     CompletableFuture<Membership> awaitMembers(int expected, Duration timeout) {
         CompletableFuture<Membership> members = registry.awaitMembers(expected, timeout, timer);
         if (!members.isDone()) {
             refreshUntil(members, FIRST_REFRESH.toNanos());
+        } else if (expected == 0) {
+            CompletableFuture<Void> window = new CompletableFuture<>();
+            timer.schedule(() -> window.complete(null), MAX_REFRESH.toNanos(), TimeUnit.NANOSECONDS);
+            refreshUntil(window, FIRST_REFRESH.toNanos());
         }
         return members;
     }
@@ -126,6 +138,23 @@ final class RegistrySession {
             refreshUntil(done, Math.min(2 * delayNanos, MAX_REFRESH.toNanos()));
         }, delayNanos, TimeUnit.NANOSECONDS);
         done.whenComplete((v, e) -> next.cancel(false));
+    }
+
+    /**
+     * This node's broadcast has begun (blocking): the registry records it, so that nodes registering later know
+     * they are late. A failure is only logged: the run goes on, and a later node may then take a share.
+     */
+    void markBegun() {
+        NodeRegistry r = registry;
+        if (r == null || closed) {
+            return;
+        }
+        try {
+            r.markBegun();
+        } catch (RuntimeException e) {
+            LOG.warn("{}: could not mark this node's broadcast begun; a node joining later may read a share again: {}",
+                    r, e.toString());
+        }
     }
 
     /** Asks the registry to look again now: a peer that is not a member yet connected. */

@@ -48,6 +48,7 @@ final class RunParts implements Housekeeping.Checks {
     final Repairs repairs;
     final ClusterPlan plan;
     final ShareFetcher phase1;
+    final ShareHandBack handBack;
     final RequestScheduler requests;
     final ChokeScheduler choke;
     final PieceExchange exchange;
@@ -94,6 +95,7 @@ final class RunParts implements Housekeeping.Checks {
         phase1 = new ShareFetcher(config.nodeId(), plan, pieceCount, new Random(seed(config.nodeId(), 1)),
                 RunCallbacks.phaseOne(run, this, peers), (queue, reads) -> task.source().fetch(task.object(), queue, store, s3Listener,
                 reads), run::execute, loop, config.ticker());
+        handBack = new ShareHandBack(run::self, pieceCount, phase1);
         arrivals = new ArrivalChecks(run::self, store.layout(), vouches, disputes, () -> membership.members().size(),
                 () -> piecesToCome(store, phase1), new SecureRandom(), sampler, run::execute, task.spotCheckBudget());
         repairs = new Repairs(run::self, store.layout(), vouches, disputes, () -> membership.members().size(), SecureRandom::new, sampler,

@@ -12,9 +12,11 @@ import io.s3broadcast.Strategy;
 import io.s3broadcast.testkit.RealS3;
 import io.s3broadcast.testkit.S3Fixture;
 import io.s3broadcast.testkit.StoredObject;
+import io.s3broadcast.testkit.proxy.FaultProxy;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.CancellationException;
 import java.util.concurrent.CompletableFuture;
@@ -101,6 +103,48 @@ class ClusterJoinLeaveIT {
                         joiner.bytesFromPeers());
                 assertEquals(SIZE, fromS3, "the cluster read the object from S3 exactly once");
             }
+        }
+    }
+
+    /**
+     * The fleet's case (fleet --join --leave, docs/scale.md): a node expecting as many nodes as the group did joins
+     * after a member left, so the registry lists fewer members than expected when it registers. It is late all the
+     * same (the members' entries say their broadcast began) and takes no share; before the entries said so, it took
+     * itself for a founding member and read a share of the three left (here early-2's, which early-2 reads too: 1.2 S
+     * in a run). The early nodes read S3 through a slow proxy, so that they are still in phase 1 when it comes.
+     */
+    @Test
+    void aNodeThatJoinsAfterAMemberLeftIsLateAndReadsNoShare(S3Fixture s3) throws Exception {
+        StoredObject object = s3.putRandom(s3.key("object.bin"), SIZE, 33);
+        FaultProxy slow = Swarm.slowS3(s3, 256 * 1024);
+        String registry = Swarm.s3Registry(s3);
+        int n = 3;
+        int leaver = 0;
+        CompletableFuture<Void> started = new CompletableFuture<>();
+        try (Swarm early = Swarm.of(s3, dir.resolve("early"), Strategy.OVERLAP, n, registry, i -> i != 1 ? null
+                        : new FetchListener() {
+                            @Override
+                            public void bytesTransferred(FetchProgress progress) {
+                                started.complete(null); // the first piece: the run is under way
+                            }
+                        }, "early-", node -> node.endpoint(slow.endpoint()));
+                Swarm late = Swarm.of(s3, dir.resolve("late"), Strategy.OVERLAP, 1, registry, null, "late-",
+                        node -> node.endpoint(slow.endpoint()).expectNodes(n, Duration.ofSeconds(60)))) {
+            early.start(object);
+            started.get(60, TimeUnit.SECONDS);
+            FetchHandle leaving = early.handles.get(leaver);
+            early.cluster.node(leaver).close(); // it leaves the group: 2 of the 3 expected are left
+            late.start(object); // expects 3 nodes and finds 2: late all the same, since they began without it
+            CompletedFetch joiner = late.awaitAll(object, List.of()).get(0);
+            List<CompletedFetch> results = early.awaitAll(object, List.of(leaver));
+            long fromS3 = Swarm.bytesFromS3(results) + joiner.bytesFromS3() + leaving.progress().bytesFromS3();
+            System.out.printf("join after a leave: S3 bytes %d = %.3f x S (the joiner read %d, stole %d pieces, %d from"
+                    + " peers)%n", fromS3, fromS3 / (double) SIZE, joiner.bytesFromS3(), joiner.piecesStolen(),
+                    joiner.bytesFromPeers());
+            assertTrue(joiner.bytesFromPeers() > 0, "the joiner pulled from peers: " + joiner);
+            // The leaver's unread works are read by the others (and the joiner: orphans and steals), so a little
+            // above S; a joiner that took a share would read a third of the object again.
+            assertTrue(fromS3 <= SIZE * 1.1, "read " + fromS3 / (double) SIZE + " x S");
         }
     }
 

@@ -47,6 +47,11 @@ class RegistrySessionTest {
         protected void doClose() {
         }
 
+        /** What the last poll saw: a member other than this node whose broadcast has begun. */
+        void othersBegun(boolean begun) {
+            reportOthersBegun(begun);
+        }
+
         @Override
         public void pollNow() {
             polls.add(Duration.ofNanos(time.nanoTime()).toMillis());
@@ -99,6 +104,26 @@ class RegistrySessionTest {
         RegistrySession.Registered me = session.register(node("a"), 2);
         assertTrue(me.late());
         assertEquals(2, me.membersBefore());
+    }
+
+    @Test
+    void aNodeThatFindsFewerThanExpectedIsLateWhenTheirBroadcastHasBegun() {
+        // Three were expected and began; one has left since: two are listed, and their entries say they began.
+        registry.registeredElsewhere.addAll(List.of(node("b"), node("c")));
+        session.start(registry);
+        registry.pollNow();
+        registry.othersBegun(true);
+        RegistrySession.Registered me = session.register(node("a"), 3);
+        assertTrue(me.late());
+        assertEquals(2, me.membersBefore());
+    }
+
+    @Test
+    void aNodeThatFindsFewerThanExpectedWhoHaveNotBegunIsOneOfThem() {
+        registry.registeredElsewhere.addAll(List.of(node("b"), node("c")));
+        session.start(registry);
+        registry.pollNow();
+        assertFalse(session.register(node("a"), 3).late());
     }
 
     @Test

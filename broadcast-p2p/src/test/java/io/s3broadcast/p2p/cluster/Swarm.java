@@ -2,6 +2,7 @@ package io.s3broadcast.p2p.cluster;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
+import io.s3broadcast.Broadcast;
 import io.s3broadcast.CompletedFetch;
 import io.s3broadcast.FetchHandle;
 import io.s3broadcast.FetchListener;
@@ -10,12 +11,16 @@ import io.s3broadcast.Strategy;
 import io.s3broadcast.testkit.S3Fixture;
 import io.s3broadcast.testkit.StoredObject;
 import io.s3broadcast.testkit.TestCluster;
+import io.s3broadcast.testkit.proxy.FaultProxy;
+import java.io.IOException;
+import java.net.InetSocketAddress;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
+import java.util.function.Consumer;
 import java.util.function.IntFunction;
 import java.util.stream.IntStream;
 
@@ -49,6 +54,11 @@ final class Swarm implements AutoCloseable {
     /** {@code extra} more members in the static registry ({@link #ports} after the nodes'), run by the test itself. */
     private Swarm(S3Fixture s3, Path dir, Strategy strategy, int n, int extra, String registry,
             IntFunction<FetchListener> listeners, String idPrefix, int overlayPeers) {
+        this(s3, dir, strategy, n, extra, registry, listeners, idPrefix, overlayPeers, node -> { });
+    }
+
+    private Swarm(S3Fixture s3, Path dir, Strategy strategy, int n, int extra, String registry,
+            IntFunction<FetchListener> listeners, String idPrefix, int overlayPeers, Consumer<Broadcast.Builder> tweak) {
         TestCluster.Builder b = TestCluster.builder(s3).nodes(n).extraMembers(extra).strategy(strategy).directory(dir)
                 .idPrefix(idPrefix)
                 .configure((i, node) -> {
@@ -60,6 +70,7 @@ final class Swarm implements AutoCloseable {
                     if (l != null) {
                         node.addListener(l);
                     }
+                    tweak.accept(node);
                 });
         if (registry != null) {
             b.registry(registry);
@@ -86,6 +97,12 @@ final class Swarm implements AutoCloseable {
         return new Swarm(s3, dir, strategy, n, registry, listeners, idPrefix);
     }
 
+    /** Nodes named {@code idPrefix + i}, each builder changed by {@code tweak} last (another endpoint, say). */
+    static Swarm of(S3Fixture s3, Path dir, Strategy strategy, int n, String registry, IntFunction<FetchListener> listeners,
+            String idPrefix, Consumer<Broadcast.Builder> tweak) {
+        return new Swarm(s3, dir, strategy, n, 0, registry, listeners, idPrefix, 0, tweak);
+    }
+
     /** {@code n} nodes, each keeping {@code overlayPeers} peers. */
     static Swarm withOverlay(S3Fixture s3, Path dir, Strategy strategy, int n, int overlayPeers,
             IntFunction<FetchListener> listeners) {
@@ -95,6 +112,17 @@ final class Swarm implements AutoCloseable {
     /** {@code n} nodes, and {@code extra} more members of the static registry that the test runs itself. */
     static Swarm withExtraMembers(S3Fixture s3, Path dir, Strategy strategy, int n, int extra) {
         return new Swarm(s3, dir, strategy, n, extra, null, null, "node-");
+    }
+
+    /** A proxy in front of {@code s3} that sends each response at {@code bytesPerSecond}, closed after the test. */
+    static FaultProxy slowS3(S3Fixture s3, long bytesPerSecond) throws IOException {
+        return s3.closeAfterTest(FaultProxy.builder(new InetSocketAddress("127.0.0.1", s3.endpoint().getPort()))
+                .perConnectionResponseRate(bytesPerSecond).start());
+    }
+
+    /** An S3-prefix registry spec under the test's prefix. */
+    static String s3Registry(S3Fixture s3) {
+        return "s3://" + s3.bucket() + "/" + s3.key("registry");
     }
 
     /** Starts the fetch on every node at once. */

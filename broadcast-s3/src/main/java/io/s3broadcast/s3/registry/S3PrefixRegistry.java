@@ -234,6 +234,17 @@ public final class S3PrefixRegistry extends AbstractNodeRegistry {
         return node;
     }
 
+    /** This node's entry says its broadcast has begun from now on: written at once, and at every renewal. */
+    @Override
+    protected void doMarkBegun(NodeInfo node) {
+        NodeEntry entry = own;
+        if (entry == null || entry.begun()) {
+            return;
+        }
+        own = entry.withBegun();
+        await(renew(), "mark " + node.nodeId() + " begun in s3://" + bucket + "/" + shardKey(shardOf(node.nodeId())));
+    }
+
     /** A live entry with this id and another address belongs to another node: node ids must be unique. */
     private void refuseIfTakenByAnother(NodeInfo node) {
         int shard = shardOf(node.nodeId());
@@ -298,8 +309,11 @@ public final class S3PrefixRegistry extends AbstractNodeRegistry {
         if (entry == null || !renewing.compareAndSet(false, true)) {
             return;
         }
+        long startedAt = System.nanoTime();
         renew().whenComplete((r, failure) -> {
             renewing.set(false);
+            log.debug("{}: heartbeat of {} took {} ms{}", this, entry.node().nodeId(),
+                    (System.nanoTime() - startedAt) / 1_000_000, failure == null ? "" : ": " + failure);
             if (failure != null && !isClosed()) {
                 log.warn("{}: heartbeat of {} failed; others drop this node after {} without one: {}", this,
                         entry.node().nodeId(), staleAfter, rootCause(failure).toString());
@@ -350,6 +364,7 @@ public final class S3PrefixRegistry extends AbstractNodeRegistry {
         String ownId = entry == null ? null : entry.node().nodeId();
         List<NodeInfo> members = new ArrayList<>();
         Set<String> present = new HashSet<>();
+        boolean othersBegun = false;
         for (int i = 0; i < shards; i++) {
             Copy copy = copies.get(i);
             if (copy == null) {
@@ -367,15 +382,32 @@ public final class S3PrefixRegistry extends AbstractNodeRegistry {
                 seen.put(node.nodeId(), current);
                 if (!lease.until().isBefore(now) || (current.advancedAt != null && isFresh(current.advancedAt, now))) {
                     members.add(node);
+                    othersBegun |= lease.entry().begun();
                 }
             }
         }
         seen.keySet().retainAll(present);
+        if (log.isDebugEnabled()) {
+            StringBuilder d = new StringBuilder();
+            for (int i = 0; i < shards; i++) {
+                Copy copy = copies.get(i);
+                d.append(" shard ").append(i).append(copy == null ? " unread" : " v" + copy.manifest.version() + " "
+                        + copy.eTag + " " + copy.manifest.entries().size() + " entries");
+                if (copy != null) {
+                    for (Manifest.Lease l : copy.manifest.entries().values()) {
+                        d.append(' ').append(l.entry().node().nodeId()).append('+')
+                                .append(Duration.between(now, l.until()).toMillis());
+                    }
+                }
+            }
+            log.debug("{}: poll at {}: {} live:{}", this, now, members.size(), d);
+        }
         NodeInfo self = registeredSelf();
         if (self != null && self.nodeId().equals(ownId)) {
             members.add(self);
         }
         if (!isClosed()) {
+            reportOthersBegun(othersBegun);
             replaceMembers(members);
         }
         return members;
