@@ -207,6 +207,12 @@ final class SimulateCommand implements Callable<Integer> {
                         r.mean() / tStar.seconds(), r.s3BytesOverS(), r.connectionsMax(), r.messagesPerNode(),
                         r.controlBytesPerNode(), r.phase1EndMean(), r.phase2Mean(), r.piecesStolen(),
                         r.completed() ? "yes" : "NO", r.events(), r.wallSeconds());
+                SimResult.Idle idle = r.idle();
+                out.printf(Locale.ROOT, "%-16s download idle s: mean %.2f (to 1/10 of the pieces %.2f, to 9/10 %.2f,"
+                        + " to the last %.2f), most %.2f; slowest node %.2f + %.2f + %.2f; first piece at %.2f s;"
+                        + " uploads busy %.0f%%; duplicates %.3f S per node%n", "", idle.totalMean(), idle.headMean(), idle.middleMean(),
+                        idle.tailMean(), idle.totalMax(), idle.slowestHead(), idle.slowestMiddle(), idle.slowestTail(),
+                        idle.firstPieceMean(), 100 * idle.uploadBusy(), idle.duplicatesOverS());
                 out.flush();
                 Map<String, Object> line = new LinkedHashMap<>();
                 line.put("command", "simulate");
@@ -245,6 +251,6 @@ final class SimulateCommand implements Callable<Integer> {
                 r.phase1EndMean(), r.phase2Mean(), r.s3BytesOverS(), r.s3GetsPerNode(), r.s3Connections(),
                 r.rangeBytes(), r.connectionsMax(), r.connectionsMean(), r.overlayConnected(), r.messagesPerNode(),
                 r.messagesPerNodeMax(), r.controlBytesPerNode(), r.controlBytesPerNodeMax(), r.piecesStolen(),
-                r.events(), r.rateRecomputations(), r.peakFlows(), r.wallSeconds(), List.of());
+                r.events(), r.rateRecomputations(), r.peakFlows(), r.wallSeconds(), r.idle(), List.of());
     }
 }

@@ -80,6 +80,16 @@ final class SimNode {
 
     long phase1End = -1;
     long lastPiece = -1;
+    /** When this node held its first piece, a tenth of the pieces and nine tenths (-1 until then). */
+    long firstPiece = -1;
+    long tenth = -1;
+    long nineTenths = -1;
+    /** Bytes its download had carried at those moments and at the last piece. */
+    double downAtTenth;
+    double downAtNineTenths;
+    double downAtLast;
+    /** Piece bytes that arrived from peers after the piece was already held (endgame duplicates started too soon to cancel). */
+    long duplicateBytes;
     long messages;
     long controlBytes;
     long s3Bytes;
@@ -329,6 +339,7 @@ final class SimNode {
         boolean fromS3 = from == null;
         if (requests.hasPiece(piece)) {
             // An S3 read of a piece an endgame duplicate from a peer brought first: nothing new.
+            duplicateBytes += bytes;
             workList.pieceStored(piece);
             return;
         }
@@ -354,6 +365,7 @@ final class SimNode {
             }
         }
         advertiseWorks();
+        markProgress();
         if (requests.isComplete()) {
             lastPiece = events.now();
             choke.seeding(true);
@@ -365,6 +377,32 @@ final class SimNode {
             if (phase2Allowed() || requests.isEndgame()) {
                 pumpAll();
             }
+        }
+    }
+
+    /** This node's upload capacity, bytes per second (0: unlimited). */
+    long up() {
+        return config.up()[index];
+    }
+
+    /** Notes when this node reached its first piece, a tenth and nine tenths of them, and its last (for idle time). */
+    private void markProgress() {
+        int count = config.pieceCount();
+        int held = count - requests.missing();
+        long now = events.now();
+        if (firstPiece < 0) {
+            firstPiece = now;
+        }
+        if (tenth < 0 && held * 10L >= count) {
+            tenth = now;
+            downAtTenth = net.downloaded(index);
+        }
+        if (nineTenths < 0 && held * 10L >= 9L * count) {
+            nineTenths = now;
+            downAtNineTenths = net.downloaded(index);
+        }
+        if (held == count) {
+            downAtLast = net.downloaded(index);
         }
     }
 
@@ -475,6 +513,7 @@ final class SimNode {
         l.askedAt.remove(piece);
         choke.downloaded(from, bytes);
         if (requests.hasPiece(piece)) {
+            duplicateBytes += bytes;
             requests.requestFailed(from, piece);
             pump(l);
             return;
