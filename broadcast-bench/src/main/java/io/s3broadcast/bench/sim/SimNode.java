@@ -122,7 +122,8 @@ final class SimNode {
         this.choke = ChokeScheduler.builder().ticker(events.ticker()).policy(config.chokePolicy())
                 .slots(config.unchokeSlots()).interval(config.chokeInterval()).minFlipInterval(config.chokeInterval())
                 .rateWindow(config.chokeInterval().multipliedBy(2))
-                .random(new Random(Simulation.mix(config.seed(), index, 3))).build();
+                .random(new Random(Simulation.mix(config.seed(), index, 3)))
+                .piecesHeld(() -> pieceCount - requests.missing()).build();
         this.s3Random = new Random(Simulation.mix(config.seed(), index, 4));
     }
 
@@ -366,6 +367,8 @@ final class SimNode {
         }
         advertiseWorks();
         markProgress();
+        // As the engine's HAVE batch: one more piece held may free an unchoke slot (ChokeScheduler.piecesHeld).
+        rechokeIfSlotsFree();
         if (requests.isComplete()) {
             lastPiece = events.now();
             choke.seeding(true);
