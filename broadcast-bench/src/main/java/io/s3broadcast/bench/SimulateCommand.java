@@ -4,6 +4,7 @@ import io.s3broadcast.Strategy;
 import io.s3broadcast.bench.sim.SimConfig;
 import io.s3broadcast.bench.sim.SimResult;
 import io.s3broadcast.bench.sim.Simulation;
+import io.s3broadcast.spi.ClusterConfig;
 import io.s3broadcast.testkit.proxy.S3Profile;
 import java.io.PrintWriter;
 import java.nio.file.Files;
@@ -91,8 +92,8 @@ final class SimulateCommand implements Callable<Integer> {
     Long s3Aggregate;
 
     @Option(names = "--peers", paramLabel = "K",
-            description = "Peers per node at most, a random overlay (default: a full mesh up to 32 nodes, as the engine"
-                    + " dials every member; 16 above).")
+            description = "Peers per node at most, a random overlay, as overlayPeers (default: Broadcast's 16: a full mesh"
+                    + " up to 17 nodes, as the engine).")
     Integer peers;
 
     @Option(names = "--latency", paramLabel = "DURATION", converter = Converters.DurationConverter.class,
@@ -141,6 +142,23 @@ final class SimulateCommand implements Callable<Integer> {
             description = "cooperative or tit-for-tat (default: ${DEFAULT-VALUE}, Broadcast's).")
     String chokePolicy;
 
+    @Option(names = "--unchoke-slots", paramLabel = "K",
+            description = "Regular unchoke slots, as unchokeSlots (default: Broadcast's, 15 cooperative, 4 tit-for-tat).")
+    Integer unchokeSlots;
+
+    @Option(names = "--choke-interval", paramLabel = "DURATION", converter = Converters.DurationConverter.class,
+            defaultValue = "10s", description = "Time between choke rounds, as chokeInterval (default: ${DEFAULT-VALUE}).")
+    Duration chokeInterval;
+
+    @Option(names = "--max-requests-per-peer", defaultValue = "8",
+            description = "Requests in flight to one peer at most, as maxRequestsPerPeer (default: ${DEFAULT-VALUE}).")
+    int maxRequestsPerPeer;
+
+    @Option(names = "--request-queue-time", paramLabel = "DURATION", converter = Converters.DurationConverter.class,
+            defaultValue = "1s", description = "The adaptive request depth's queue time, as requestQueueTime; 0 for a"
+                    + " fixed depth (default: ${DEFAULT-VALUE}).")
+    Duration requestQueueTime;
+
     @Option(names = "--sharing", defaultValue = "max-min", paramLabel = "max-min|per-flow",
             description = "How a link is shared among its flows: max-min fair, or equally per flow whatever the"
                     + " flows get elsewhere (default: ${DEFAULT-VALUE}).")
@@ -172,7 +190,8 @@ final class SimulateCommand implements Callable<Integer> {
         if (!sharing.equalsIgnoreCase("max-min") && !sharing.equalsIgnoreCase("per-flow")) {
             throw new ParameterException(spec.commandLine(), "--sharing is max-min or per-flow, not '" + sharing + "'");
         }
-        int k = peers != null ? peers : nodes <= 32 ? 0 : 16;
+        // As the engine: overlayPeers peers per node, a full mesh for a group of at most overlayPeers + 1.
+        int k = peers != null ? peers : ClusterConfig.DEFAULT_OVERLAY_PEERS;
         Duration rateStep = step != null ? step : nodes <= 64 ? Duration.ZERO : Duration.ofMillis(2);
         long[] down = fleetLinks.stream().mapToLong(FleetLink::down).toArray();
         long[] up = fleetLinks.stream().mapToLong(FleetLink::up).toArray();
@@ -181,12 +200,13 @@ final class SimulateCommand implements Callable<Integer> {
                 .withSharing(!sharing.equalsIgnoreCase("per-flow"))
                 .withOverheads(ideal ? Duration.ZERO : start, ideal ? Duration.ZERO : afterLastPiece,
                         ideal ? Duration.ZERO : spotCheck, ideal ? 1.0 : peerEfficiency)
-                .withChoking(chokePolicy, chokePolicy.equalsIgnoreCase("tit-for-tat") ? 4 : 15, Duration.ofSeconds(10))
-                .withPieces(Math.toIntExact(pieceSize), connections, 8, Duration.ofSeconds(1));
+                .withChoking(chokePolicy, unchokeSlots != null ? unchokeSlots
+                        : chokePolicy.equalsIgnoreCase("tit-for-tat") ? 4 : 15, chokeInterval)
+                .withPieces(Math.toIntExact(pieceSize), connections, maxRequestsPerPeer, requestQueueTime);
         FluidBound tStar = FluidBound.of(size, profile.aggregateCap(), fleetLinks);
         PrintWriter out = spec.commandLine().getOut();
         out.printf(Locale.ROOT, "%nsimulate: %d nodes, %s, %s, S3 %s%n", nodes, ByteSize.format(size),
-                k == 0 ? "full mesh" : "at most " + k + " peers per node", profile.describe());
+                base.fullMesh() ? "full mesh" : "at most " + k + " peers per node", profile.describe());
         out.printf(Locale.ROOT, "T* = %.3f s (binds: %s); rates recomputed %s%n", tStar.seconds(), tStar.binds(),
                 rateStep.isZero() ? "at every change" : "every " + rateStep.toNanos() / 1e6 + " ms");
         out.printf(Locale.ROOT, "calibrated costs: start %.3f s, after the last piece %.3f s (+ spot check %.3f s),"
@@ -207,6 +227,12 @@ final class SimulateCommand implements Callable<Integer> {
                         r.mean() / tStar.seconds(), r.s3BytesOverS(), r.connectionsMax(), r.messagesPerNode(),
                         r.controlBytesPerNode(), r.phase1EndMean(), r.phase2Mean(), r.piecesStolen(),
                         r.completed() ? "yes" : "NO", r.events(), r.wallSeconds());
+                SimResult.Idle idle = r.idle();
+                out.printf(Locale.ROOT, "%-16s download idle s: mean %.2f (to 1/10 of the pieces %.2f, to 9/10 %.2f,"
+                        + " to the last %.2f), most %.2f; slowest node %.2f + %.2f + %.2f; first piece at %.2f s;"
+                        + " uploads busy %.0f%%; duplicates %.3f S per node%n", "", idle.totalMean(), idle.headMean(), idle.middleMean(),
+                        idle.tailMean(), idle.totalMax(), idle.slowestHead(), idle.slowestMiddle(), idle.slowestTail(),
+                        idle.firstPieceMean(), 100 * idle.uploadBusy(), idle.duplicatesOverS());
                 out.flush();
                 Map<String, Object> line = new LinkedHashMap<>();
                 line.put("command", "simulate");
@@ -245,6 +271,6 @@ final class SimulateCommand implements Callable<Integer> {
                 r.phase1EndMean(), r.phase2Mean(), r.s3BytesOverS(), r.s3GetsPerNode(), r.s3Connections(),
                 r.rangeBytes(), r.connectionsMax(), r.connectionsMean(), r.overlayConnected(), r.messagesPerNode(),
                 r.messagesPerNodeMax(), r.controlBytesPerNode(), r.controlBytesPerNodeMax(), r.piecesStolen(),
-                r.events(), r.rateRecomputations(), r.peakFlows(), r.wallSeconds(), List.of());
+                r.events(), r.rateRecomputations(), r.peakFlows(), r.wallSeconds(), r.idle(), List.of());
     }
 }

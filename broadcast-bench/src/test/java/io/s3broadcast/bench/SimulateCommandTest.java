@@ -23,12 +23,18 @@ class SimulateCommandTest {
     }
 
     @Test
-    void aBoundedOverlayIsTheDefaultAbove32Nodes() {
+    void aBoundedOverlayIsTheDefaultAbove17NodesAsInTheEngine() {
         StringWriter out = new StringWriter();
         CommandLine cli = new CommandLine(new BenchCli());
         cli.setOut(new PrintWriter(out));
-        int code = cli.execute("simulate", "--nodes", "40", "--size", "8MiB", "--strategies", "steal");
+        int code = cli.execute("simulate", "--nodes", "18", "--size", "8MiB", "--strategies", "steal");
         assertThat(code).as(out.toString()).isZero();
         assertThat(out.toString()).contains("at most 16 peers per node").contains("\"peers\":16");
+
+        StringWriter mesh = new StringWriter();
+        cli.setOut(new PrintWriter(mesh));
+        code = cli.execute("simulate", "--nodes", "17", "--size", "8MiB", "--strategies", "steal");
+        assertThat(code).as(mesh.toString()).isZero();
+        assertThat(mesh.toString()).contains("full mesh").contains("\"connectionsMax\":16");
     }
 }

@@ -89,6 +89,10 @@ public final class FluidNetwork {
     private long recomputations;
     private int busyFlows;
     private int peakBusyFlows;
+    /** Per resource: the sum of its flows' rates now, the bytes carried until {@code lastChange}, and when. */
+    private final double[] rateSum;
+    private final double[] carried;
+    private final long[] lastChange;
 
     /**
      * @param down each node's download capacity, bytes per second, 0 for unlimited
@@ -119,6 +123,9 @@ public final class FluidNetwork {
             cap[2 * i + 1] = capOf(down[i]);
         }
         cap[2 * nodes] = capOf(s3Aggregate);
+        this.rateSum = new double[cap.length];
+        this.carried = new double[cap.length];
+        this.lastChange = new long[cap.length];
         this.members = new List[cap.length];
         for (int r = 0; r < cap.length; r++) {
             members[r] = new ArrayList<>();
@@ -203,6 +210,34 @@ public final class FluidNetwork {
         return peakBusyFlows;
     }
 
+    /** Bytes node {@code node}'s download has carried so far (wire bytes, S3 and peers). */
+    public double downloaded(int node) {
+        return carriedNow(2 * node + 1);
+    }
+
+    /** Bytes node {@code node}'s upload has carried so far (wire bytes). */
+    public double uploaded(int node) {
+        return carriedNow(2 * node);
+    }
+
+    private double carriedNow(int r) {
+        return carried[r] + rateSum[r] * (events.now() - lastChange[r]) / 1e9;
+    }
+
+    /** {@code f}'s rate becomes {@code rate}: its resources' byte counts are brought up to now first. */
+    private void setRate(Flow f, double rate) {
+        long now = events.now();
+        for (int r : resources(f)) {
+            if (r < 0) {
+                continue;
+            }
+            carried[r] += rateSum[r] * (now - lastChange[r]) / 1e9;
+            lastChange[r] = now;
+            rateSum[r] += rate - f.rate;
+        }
+        f.rate = rate;
+    }
+
     private void activate(Flow f) {
         f.busy = true;
         f.rate = 0;
@@ -220,7 +255,7 @@ public final class FluidNetwork {
     private void deactivate(Flow f) {
         settle(f);
         f.busy = false;
-        f.rate = 0;
+        setRate(f, 0);
         f.gen++;
         int k = 0;
         for (int r : resources(f)) {
@@ -357,7 +392,7 @@ public final class FluidNetwork {
             double nr = newRate[i];
             if (nr != f.rate) {
                 settle(f);
-                f.rate = nr;
+                setRate(f, nr);
                 schedule(f);
             }
         }

@@ -10,9 +10,9 @@ import java.util.Random;
 import java.util.Set;
 
 /**
- * Who is connected to whom. The engine today dials every member (a full mesh: N - 1 connections per node); the
- * simulator can also build a bounded random overlay, each node with at most {@code k} peers, to see what a bounded
- * overlay would do at N = 1,000 and more (the engine has none yet).
+ * Who is connected to whom: a full mesh (N - 1 connections per node), or a bounded random overlay, each node with at
+ * most {@code k} peers, as the engine's {@code overlayPeers} builds one above {@code overlayPeers + 1} members (the
+ * engine's dialler also replaces peers that are done while the node is not; the simulator's overlay stays fixed).
  */
 final class Overlay {
 

@@ -81,6 +81,16 @@ final class SimNode {
 
     long phase1End = -1;
     long lastPiece = -1;
+    /** When this node held its first piece, a tenth of the pieces and nine tenths (-1 until then). */
+    long firstPiece = -1;
+    long tenth = -1;
+    long nineTenths = -1;
+    /** Bytes its download had carried at those moments and at the last piece. */
+    double downAtTenth;
+    double downAtNineTenths;
+    double downAtLast;
+    /** Piece bytes that arrived from peers after the piece was already held (endgame duplicates started too soon to cancel). */
+    long duplicateBytes;
     long messages;
     long controlBytes;
     long s3Bytes;
@@ -113,7 +123,8 @@ final class SimNode {
         this.choke = ChokeScheduler.builder().ticker(events.ticker()).policy(config.chokePolicy())
                 .slots(config.unchokeSlots()).interval(config.chokeInterval()).minFlipInterval(config.chokeInterval())
                 .rateWindow(config.chokeInterval().multipliedBy(2))
-                .random(new Random(Simulation.mix(config.seed(), index, 3))).build();
+                .random(new Random(Simulation.mix(config.seed(), index, 3)))
+                .piecesHeld(() -> pieceCount - requests.missing()).build();
         this.s3Random = new Random(Simulation.mix(config.seed(), index, 4));
     }
 
@@ -330,6 +341,7 @@ final class SimNode {
         boolean fromS3 = from == null;
         if (requests.hasPiece(piece)) {
             // An S3 read of a piece an endgame duplicate from a peer brought first: nothing new.
+            duplicateBytes += bytes;
             workList.pieceStored(piece);
             return;
         }
@@ -355,6 +367,9 @@ final class SimNode {
             }
         }
         advertiseWorks();
+        markProgress();
+        // As the engine's HAVE batch: one more piece held may free an unchoke slot (ChokeScheduler.piecesHeld).
+        rechokeIfSlotsFree();
         if (requests.isComplete()) {
             lastPiece = events.now();
             choke.seeding(true);
@@ -366,6 +381,32 @@ final class SimNode {
             if (phase2Allowed() || requests.isEndgame()) {
                 pumpAll();
             }
+        }
+    }
+
+    /** This node's upload capacity, bytes per second (0: unlimited). */
+    long up() {
+        return config.up()[index];
+    }
+
+    /** Notes when this node reached its first piece, a tenth and nine tenths of them, and its last (for idle time). */
+    private void markProgress() {
+        int count = config.pieceCount();
+        int held = count - requests.missing();
+        long now = events.now();
+        if (firstPiece < 0) {
+            firstPiece = now;
+        }
+        if (tenth < 0 && held * 10L >= count) {
+            tenth = now;
+            downAtTenth = net.downloaded(index);
+        }
+        if (nineTenths < 0 && held * 10L >= 9L * count) {
+            nineTenths = now;
+            downAtNineTenths = net.downloaded(index);
+        }
+        if (held == count) {
+            downAtLast = net.downloaded(index);
         }
     }
 
@@ -476,6 +517,7 @@ final class SimNode {
         l.askedAt.remove(piece);
         choke.downloaded(from, bytes);
         if (requests.hasPiece(piece)) {
+            duplicateBytes += bytes;
             requests.requestFailed(from, piece);
             pump(l);
             return;

@@ -30,17 +30,43 @@ import java.util.List;
  * @param rateRecomputations recomputations of the fluid rates
  * @param peakFlows most flows busy at once
  * @param wallSeconds how long the simulation itself took
+ * @param idle where the nodes' download links idled ({@link Idle})
  * @param completions each node's completion, in node order
  */
 @JsonPropertyOrder({"strategy", "nodes", "completed", "slowest", "mean", "fastest", "phase1EndMean", "phase2Mean",
     "s3BytesOverS", "s3GetsPerNode", "s3Connections", "rangeBytes", "connectionsMax", "connectionsMean",
     "overlayConnected", "messagesPerNode", "messagesPerNodeMax", "controlBytesPerNode", "controlBytesPerNodeMax",
-    "piecesStolen", "events", "rateRecomputations", "peakFlows", "wallSeconds"})
+    "piecesStolen", "events", "rateRecomputations", "peakFlows", "wallSeconds", "idle"})
 public record SimResult(String strategy, int nodes, boolean completed, double slowest, double mean, double fastest,
         double phase1EndMean, double phase2Mean, double s3BytesOverS, double s3GetsPerNode, int s3Connections,
         long rangeBytes, int connectionsMax, double connectionsMean, boolean overlayConnected, double messagesPerNode,
         long messagesPerNodeMax, double controlBytesPerNode, long controlBytesPerNodeMax, long piecesStolen,
-        long events, long rateRecomputations, int peakFlows, double wallSeconds, List<Double> completions) {
+        long events, long rateRecomputations, int peakFlows, double wallSeconds, Idle idle,
+        List<Double> completions) {
+
+    /**
+     * Where the time went: a node's download link idle, in seconds of its capacity left unused (its time from the
+     * start to its last piece minus the bytes it carried over its capacity), split at the moments the node held a
+     * tenth and nine tenths of the pieces. Only for nodes with a finite download capacity.
+     *
+     * @param firstPieceMean mean time a node held its first piece (seconds from the common start)
+     * @param headMean idle from the start (after the calibrated start time) to a tenth of the pieces, mean
+     * @param middleMean idle from a tenth to nine tenths, mean
+     * @param tailMean idle from nine tenths to the last piece, mean
+     * @param totalMean the sum of the three, mean
+     * @param totalMax the most any node idled
+     * @param slowestHead the slowest node's idle before a tenth of its pieces
+     * @param slowestMiddle the slowest node's idle between a tenth and nine tenths
+     * @param slowestTail the slowest node's idle after nine tenths
+     * @param uploadBusy bytes all nodes uploaded over what their uploads could carry from the start to the slowest
+     *     node's last piece
+     * @param duplicatesOverS piece bytes a node received that it held already (endgame duplicates), over the object
+     *     size, mean
+     */
+    public record Idle(double firstPieceMean, double headMean, double middleMean, double tailMean, double totalMean,
+            double totalMax, double slowestHead, double slowestMiddle, double slowestTail, double uploadBusy,
+            double duplicatesOverS) {
+    }
 
     static SimResult of(SimConfig config, List<SimNode> nodes, Overlay overlay, WorkSizing.Sizing sizing,
             EventQueue events, FluidNetwork network, boolean done, double wallSeconds) {
@@ -78,13 +104,61 @@ public record SimResult(String strategy, int nodes, boolean completed, double sl
             ctrlMax = Math.max(ctrlMax, node.controlBytes);
             stolen += node.piecesStolen;
         }
+        Idle idle = idle(config, nodes, network);
         return new SimResult(config.strategy().toString(), n, done, r(slowest), r(sum / n), r(fastest), r(p1 / n),
                 r(p2 / n), r((double) s3 / config.size()), r((double) gets / n), sizing.connections(),
                 sizing.rangeBytes(), overlay.maxDegree(), r(overlay.meanDegree()), overlay.connected(),
                 r((double) msgs / n),
                 msgsMax, r((double) ctrl / n), ctrlMax, stolen, events.executed(), network.recomputations(),
-                network.peakBusyFlows(), r(wallSeconds), java.util.Arrays.stream(completion).map(SimResult::r).boxed()
+                network.peakBusyFlows(), r(wallSeconds), idle, java.util.Arrays.stream(completion).map(SimResult::r).boxed()
                         .toList());
+    }
+
+    private static Idle idle(SimConfig config, List<SimNode> nodes, FluidNetwork network) {
+        double start = config.start().toNanos() / 1e9;
+        double first = 0;
+        double head = 0;
+        double middle = 0;
+        double tail = 0;
+        double max = 0;
+        int counted = 0;
+        double[] slowest = new double[3];
+        long slowestLast = -1;
+        double uploaded = 0;
+        double uploadCapacity = 0;
+        double duplicates = 0;
+        long end = 0;
+        for (SimNode node : nodes) {
+            end = Math.max(end, node.lastPiece);
+        }
+        for (SimNode node : nodes) {
+            duplicates += node.duplicateBytes;
+            long down = config.down()[node.index];
+            if (node.up() > 0) {
+                uploaded += network.uploaded(node.index);
+                uploadCapacity += node.up() * (end / 1e9 - start);
+            }
+            if (down <= 0 || node.lastPiece < 0 || node.tenth < 0 || node.nineTenths < 0) {
+                continue;
+            }
+            double h = node.tenth / 1e9 - start - node.downAtTenth / down;
+            double m = (node.nineTenths - node.tenth) / 1e9 - (node.downAtNineTenths - node.downAtTenth) / down;
+            double t = (node.lastPiece - node.nineTenths) / 1e9 - (node.downAtLast - node.downAtNineTenths) / down;
+            first += node.firstPiece / 1e9;
+            head += h;
+            middle += m;
+            tail += t;
+            max = Math.max(max, h + m + t);
+            counted++;
+            if (node.lastPiece > slowestLast) {
+                slowestLast = node.lastPiece;
+                slowest = new double[] {h, m, t};
+            }
+        }
+        int c = Math.max(1, counted);
+        return new Idle(r(first / c), r(head / c), r(middle / c), r(tail / c), r((head + middle + tail) / c), r(max),
+                r(slowest[0]), r(slowest[1]), r(slowest[2]), uploadCapacity > 0 ? r(uploaded / uploadCapacity) : 0,
+                r(duplicates / nodes.size() / config.size()));
     }
 
     private static double r(double v) {

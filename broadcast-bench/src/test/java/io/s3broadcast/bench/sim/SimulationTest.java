@@ -34,6 +34,26 @@ class SimulationTest {
     }
 
     @Test
+    void aNodeWhoseLinkBindsFromTheStartHasNoIdleTime() {
+        S3Profile s3 = new S3Profile("fixed", RateDistribution.fixed(4 * MB), S3Profile.Latency.NONE, 0, 0);
+        SimResult r = new Simulation(SimConfig.defaults(Strategy.FLAT_TREE, SIZE, rates(1, 10 * MB),
+                rates(1, 10 * MB), s3, 1, 0)).run();
+        SimResult.Idle idle = r.idle();
+        assertThat(idle.totalMean()).isCloseTo(0, within(0.01));
+        assertThat(idle.headMean() + idle.middleMean() + idle.tailMean()).isCloseTo(idle.totalMean(), within(0.002));
+        assertThat(idle.duplicatesOverS()).isZero();
+    }
+
+    @Test
+    void idleTimeIsWhatTheLinkLeftUnusedBeforeTheLastPiece() {
+        S3Profile s3 = new S3Profile("fixed", RateDistribution.fixed(MB), S3Profile.Latency.NONE, 0, 0);
+        SimResult r = new Simulation(SimConfig.defaults(Strategy.FLAT_TREE, SIZE, rates(1, 100 * MB),
+                rates(1, 100 * MB), s3, 1, 0)).run();
+        // 16 GETs at 1 MB/s under a 100 MB/s link: the link is 84% idle the whole time.
+        assertThat(r.idle().totalMean()).isCloseTo(r.slowest() * 0.84, within(0.05));
+    }
+
+    @Test
     void aSlowS3DrawBindsWhenTheLinkIsFast() {
         // Two connections' worth of share at 1 MB/s each would be slow; with 16 connections at 1 MB/s the node
         // reads at 16 MB/s under a 100 MB/s link.

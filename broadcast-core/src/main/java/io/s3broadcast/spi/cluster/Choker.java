@@ -49,6 +49,8 @@ final class Choker implements ChokePolicy {
     private final Map<String, Connection> connections = new TreeMap<>();
     private String optimistic;
     private long optimisticSince;
+    /** The most peers unchoked at once (the optimistic one included) for the next decisions; see {@link #limit}. */
+    private int limit = Integer.MAX_VALUE;
 
     /**
      * @param ranking for the candidates of one decision, the order of regular unchokes, best first (peer
@@ -68,8 +70,17 @@ final class Choker implements ChokePolicy {
         this.random = random;
     }
 
+    /**
+     * At most {@code maxUnchoked} peers wanted from the next decision on (at least 1): fewer regular slots, and no
+     * idle keep beyond it. Peers unchoked already are choked as their minimum flip interval allows.
+     */
+    void limit(int maxUnchoked) {
+        this.limit = Math.max(1, maxUnchoked);
+    }
+
     @Override
     public ChokeScheduler.Decisions decide(long now, Map<String, Candidate> peers) {
+        int slots = Math.min(this.slots, limit - 1);
         connections.keySet().retainAll(peers.keySet());
         for (String peer : peers.keySet()) {
             connections.computeIfAbsent(peer, k -> new Connection());

@@ -101,23 +101,25 @@ class RequestDepthTest {
 
     @Test
     void endgameDuplicatesFirstThePieceOutstandingAtTheSlowestPeer() {
-        RequestScheduler r = RequestScheduler.builder(8).ticker(time.ticker()).have(bits(8, 0, 1))
+        RequestScheduler r = RequestScheduler.builder(11).ticker(time.ticker()).have(bits(11, 0, 1))
                 .depth(RequestDepth.fixed(1)).build();
-        r.peerBitfield("fast", bits(8, 2, 3, 4, 6));
-        r.peerBitfield("slow", bits(8, 5, 7));
+        r.peerBitfield("fast", bits(11, 2, 3, 4, 6));
+        r.peerBitfield("slow", bits(11, 5, 7));
+        r.peerBitfield("third", bits(11, 6, 7, 8, 9, 10));
         assertThat(r.nextRequests("slow")).containsExactly(5);
-        for (int piece : new int[] {2, 3, 4}) { // fast delivers 3 pieces in the second slow delivers 1
-            assertThat(r.nextRequests("fast")).containsExactly(piece);
+        for (int i = 0; i < 3; i++) { // fast and third deliver 3 pieces each in the second slow delivers 1
+            assertThat(r.nextRequests("fast")).containsExactly(2 + i);
+            assertThat(r.nextRequests("third")).containsExactly(8 + i);
             time.advance(Duration.ofMillis(250));
-            r.pieceStored(piece, "fast");
+            r.pieceStored(2 + i, "fast");
+            r.pieceStored(8 + i, "third");
         }
         assertThat(r.nextRequests("fast")).containsExactly(6);
         time.advance(Duration.ofMillis(250));
         r.pieceStored(5, "slow");
         assertThat(r.nextRequests("slow")).containsExactly(7);
         assertThat(r.isEndgame()).isTrue();
-        // A third peer holding both: the piece outstanding at the slow peer is duplicated first.
-        r.peerBitfield("third", bits(8, 6, 7));
+        // third may duplicate the piece outstanding at the slow peer, not the one at the peer as fast as itself.
         assertThat(r.nextRequests("third")).containsExactly(7);
         assertThat(r.pieceStored(7, "third")).containsExactly(new PeerRequest("slow", 7));
     }

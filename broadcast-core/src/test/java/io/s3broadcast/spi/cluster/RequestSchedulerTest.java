@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import io.s3broadcast.spi.cluster.RequestScheduler.PeerRequest;
 import io.s3broadcast.spi.Bitfield;
 import io.s3broadcast.spi.PieceRun;
+import java.time.Duration;
 import java.util.List;
 import org.junit.jupiter.api.Test;
 
@@ -137,6 +138,33 @@ class RequestSchedulerTest {
         assertThat(r.pieceStored(0, "w")).containsExactly(new PeerRequest("x", 0));
         assertThat(r.pieceStored(1, null)).containsExactly(new PeerRequest("v", 1), new PeerRequest("y", 1));
         assertThat(r.outstanding("z")).isEqualTo(1);
+    }
+
+    @Test
+    void endgameDuplicatesOnlyToAPeerTwiceAsFastAsTheOneAsked() {
+        FakeTicker ticker = new FakeTicker();
+        RequestScheduler r = RequestScheduler.builder(6).maxRequestsPerPeer(1).ticker(ticker).build();
+        for (String peer : List.of("x", "y", "z", "w")) {
+            r.peerBitfield(peer, Bitfield.full(6));
+        }
+        assertThat(r.nextRequests("x")).containsExactly(0);
+        assertThat(r.nextRequests("y")).containsExactly(1);
+        assertThat(r.nextRequests("z")).containsExactly(2);
+        for (int piece = 2; piece < 5; piece++) {
+            ticker.advance(Duration.ofMillis(500));
+            r.pieceStored(piece, "z");
+            if (piece < 4) {
+                assertThat(r.nextRequests("z")).containsExactly(piece + 1);
+            }
+        }
+        r.pieceStored(0, "x");
+        r.pieceStored(1, "y");
+        // In 1.5 s x and y delivered one piece each, z three.
+        assertThat(r.nextRequests("x")).containsExactly(5);
+        assertThat(r.isEndgame()).isTrue();
+        assertThat(r.nextRequests("y")).isEmpty(); // as fast as x: a duplicate would only share the download
+        assertThat(r.nextRequests("w")).isEmpty(); // not measured
+        assertThat(r.nextRequests("z")).containsExactly(5);
     }
 
     @Test

@@ -120,6 +120,7 @@ final class RunParts implements Housekeeping.Checks {
         choke = ChokeScheduler.builder()
                 .configure(config)
                 .random(new Random(seed(config.nodeId(), 3)))
+                .piecesHeld(store::presentCount)
                 .build();
         exchange = new PieceExchange(peers, requests, config.ticker(), config.limits().requestTimeout(),
                 () -> !run.closing() && !run.leaving() && !run.isComplete() && phase1.phase2Allowed(),
@@ -152,7 +153,11 @@ final class RunParts implements Housekeeping.Checks {
         greeting = new PeerGreeting(store::bitfield, phase1, digests::ownDigests, run::isComplete);
         stored = new PieceStored(peers, requests, phase1, exchange, run::closing, digests::ownRead, digests::announce,
                 disputes::idle, run::complete,
-                new HaveBatcher(loop, Duration.ZERO, pieces -> PieceStored.announce(peers, pieces)));
+                new HaveBatcher(loop, Duration.ZERO, pieces -> {
+                    PieceStored.announce(peers, pieces);
+                    // Pieces held bound the unchoked peers (ChokeScheduler.piecesHeld): more may be unchoked now.
+                    chokeDriver.rechokeIfSlotsFree();
+                }));
         connections = new Connections(run, this, cluster, task, peers);
     }
 
