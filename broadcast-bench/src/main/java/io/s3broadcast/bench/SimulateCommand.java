@@ -1,6 +1,7 @@
 package io.s3broadcast.bench;
 
 import io.s3broadcast.Strategy;
+import io.s3broadcast.spi.cluster.PieceSizing;
 import io.s3broadcast.bench.sim.SimConfig;
 import io.s3broadcast.bench.sim.SimResult;
 import io.s3broadcast.bench.sim.Simulation;
@@ -130,9 +131,10 @@ final class SimulateCommand implements Callable<Integer> {
                     + " 2ms above).")
     Duration step;
 
-    @Option(names = "--piece-size", paramLabel = "SIZE", converter = ByteSize.Converter.class, defaultValue = "1MiB",
-            description = "Piece size (default: ${DEFAULT-VALUE}, Broadcast's).")
-    long pieceSize;
+    @Option(names = "--piece-size", paramLabel = "SIZE", converter = ByteSize.Converter.class,
+            description = "Piece size (default: Broadcast's for a cluster expecting --nodes nodes, PieceSizing: about 32"
+                    + " pieces per node's share, 256KiB to 1MiB; 1MiB for the flat tree).")
+    Long pieceSize;
 
     @Option(names = "--connections", defaultValue = "16",
             description = "S3 connections per node at most (default: ${DEFAULT-VALUE}, Broadcast's).")
@@ -166,6 +168,11 @@ final class SimulateCommand implements Callable<Integer> {
 
     @Option(names = "--json", paramLabel = "FILE", description = "Also write the JSON lines to FILE.")
     Path jsonFile;
+
+    /** The piece size given, else the one Broadcast computes for {@code s} with {@code expectNodes} = --nodes. */
+    private int pieceSize(Strategy s) {
+        return PieceSizing.of(pieceSize == null ? null : Math.toIntExact(pieceSize), size, s, nodes);
+    }
 
     @Override
     public Integer call() throws Exception {
@@ -202,10 +209,11 @@ final class SimulateCommand implements Callable<Integer> {
                         ideal ? Duration.ZERO : spotCheck, ideal ? 1.0 : peerEfficiency)
                 .withChoking(chokePolicy, unchokeSlots != null ? unchokeSlots
                         : chokePolicy.equalsIgnoreCase("tit-for-tat") ? 4 : 15, chokeInterval)
-                .withPieces(Math.toIntExact(pieceSize), connections, maxRequestsPerPeer, requestQueueTime);
+                .withPieces(pieceSize(strategies.get(0)), connections, maxRequestsPerPeer, requestQueueTime);
         FluidBound tStar = FluidBound.of(size, profile.aggregateCap(), fleetLinks);
         PrintWriter out = spec.commandLine().getOut();
-        out.printf(Locale.ROOT, "%nsimulate: %d nodes, %s, %s, S3 %s%n", nodes, ByteSize.format(size),
+        out.printf(Locale.ROOT, "%nsimulate: %d nodes, %s in %s pieces, %s, S3 %s%n", nodes, ByteSize.format(size),
+                ByteSize.format(pieceSize(strategies.get(0))),
                 base.fullMesh() ? "full mesh" : "at most " + k + " peers per node", profile.describe());
         out.printf(Locale.ROOT, "T* = %.3f s (binds: %s); rates recomputed %s%n", tStar.seconds(), tStar.binds(),
                 rateStep.isZero() ? "at every change" : "every " + rateStep.toNanos() / 1e6 + " ms");
@@ -219,7 +227,8 @@ final class SimulateCommand implements Callable<Integer> {
         boolean allDone = true;
         for (Strategy s : strategies) {
             for (int t = 0; t < trials; t++) {
-                SimResult r = new Simulation(base.withStrategy(s).withSeed(seed + t)).run();
+                SimResult r = new Simulation(base.withStrategy(s).withSeed(seed + t)
+                        .withPieces(pieceSize(s), connections, maxRequestsPerPeer, requestQueueTime)).run();
                 allDone &= r.completed();
                 out.printf(Locale.ROOT,
                         "%-10s %5d %9.2f %7.3f %9.2f %7.3f %6.3f %6d %8.0f %9.0f %9.2f %8.2f %8d %6s %9d %7.1f%n",
