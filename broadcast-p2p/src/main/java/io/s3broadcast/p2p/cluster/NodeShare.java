@@ -57,7 +57,23 @@ record NodeShare(List<PieceRun> works, WorkSizing.Sizing sizing, int index, int 
         if (index < 0) {
             return "late: no share, it steals and pulls";
         }
-        return index + " of " + nodes + " nodes, share " + (works.isEmpty() ? "empty" : "[" + works.get(0).first()
-                + ", " + works.get(works.size() - 1).end() + ")") + " in " + works.size() + " works, " + sizing;
+        return index + " of " + nodes + " nodes, share " + describe(works) + " in " + works.size() + " works, " + sizing;
+    }
+
+    /** {@code [first, end)} when the works follow one another, else how many pieces and where they start. */
+    static String describe(List<PieceRun> works) {
+        if (works.isEmpty()) {
+            return "empty";
+        }
+        int pieces = 0;
+        boolean contiguous = true;
+        for (int i = 0; i < works.size(); i++) {
+            PieceRun w = works.get(i);
+            pieces += w.end() - w.first();
+            contiguous &= i == 0 || works.get(i - 1).end() == w.first();
+        }
+        PieceRun first = works.get(0);
+        return contiguous ? "[" + first.first() + ", " + works.get(works.size() - 1).end() + ")"
+                : pieces + " pieces from [" + first.first() + ", " + first.end() + ")";
     }
 }

@@ -6,6 +6,7 @@ import io.s3broadcast.Strategy;
 import io.s3broadcast.spi.cluster.ClusterPlan;
 import io.s3broadcast.spi.cluster.WorkSizing;
 import io.s3broadcast.spi.PieceLayout;
+import io.s3broadcast.spi.PieceRun;
 import java.util.List;
 import org.junit.jupiter.api.Test;
 
@@ -38,5 +39,14 @@ class NodeShareTest {
         assertThat(late.works()).isEmpty();
         assertThat(late.index()).isEqualTo(-1);
         assertThat(late.sizing()).isEqualTo(NodeShare.of(PLAN, SIZING, LAYOUT, List.of("a", "c"), "b", false).sizing());
+    }
+
+    @Test
+    void aShareIsDescribedByItsRangeWhenItsWorksFollowOneAnotherElseByItsPieces() {
+        assertThat(NodeShare.describe(List.of())).isEqualTo("empty");
+        assertThat(NodeShare.describe(List.of(new PieceRun(4, 6), new PieceRun(6, 9)))).isEqualTo("[4, 9)");
+        // Rendezvous units: scattered over the object, the first one where this node starts reading.
+        assertThat(NodeShare.describe(List.of(new PieceRun(40, 42), new PieceRun(3, 5), new PieceRun(17, 18))))
+                .isEqualTo("5 pieces from [40, 42)");
     }
 }
