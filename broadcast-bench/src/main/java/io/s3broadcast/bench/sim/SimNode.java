@@ -3,7 +3,6 @@ package io.s3broadcast.bench.sim;
 import io.s3broadcast.spi.cluster.ChokeScheduler;
 import io.s3broadcast.spi.cluster.ClusterPlan;
 import io.s3broadcast.spi.cluster.PieceSelector;
-import io.s3broadcast.spi.cluster.RequestDepth;
 import io.s3broadcast.spi.cluster.RequestScheduler;
 import io.s3broadcast.spi.cluster.RequestSchedulerBuilder;
 import io.s3broadcast.spi.cluster.StealingScheduler;
@@ -113,11 +112,7 @@ final class SimNode {
                 .source(workList)
                 .maxRequestsPerPeer(config.maxRequestsPerPeer())
                 .ticker(events.ticker());
-        // As RequestSchedulerBuilder.configure(ClusterConfig) sets it.
-        rb.depth(config.requestQueueTime().isZero() ? RequestDepth.fixed(config.maxRequestsPerPeer())
-                : RequestDepth.adaptive(config.requestQueueTime(),
-                        Math.min(RequestSchedulerBuilder.ADAPTIVE_FLOOR, config.maxRequestsPerPeer()),
-                        RequestSchedulerBuilder.ADAPTIVE_FLOOR, config.maxRequestsPerPeer()));
+        rb.depth(RequestSchedulerBuilder.depthFor(config.maxRequestsPerPeer(), config.requestQueueTime()));
         this.requests = rb.build();
         // As ChokeScheduler.Builder.configure(ClusterConfig) sets it.
         this.choke = ChokeScheduler.builder().ticker(events.ticker()).policy(config.chokePolicy())

@@ -76,10 +76,18 @@ public final class RequestSchedulerBuilder {
     public RequestSchedulerBuilder configure(ClusterConfig config) {
         maxRequestsPerPeer(config.maxRequestsPerPeer());
         ticker(config.ticker());
-        Duration queueTime = config.requestQueueTime();
-        return depth(queueTime.isZero() ? RequestDepth.fixed(config.maxRequestsPerPeer())
-                : RequestDepth.adaptive(queueTime, Math.min(ADAPTIVE_FLOOR, config.maxRequestsPerPeer()),
-                        ADAPTIVE_FLOOR, config.maxRequestsPerPeer()));
+        return depth(depthFor(config.maxRequestsPerPeer(), config.requestQueueTime()));
+    }
+
+    /**
+     * The depth {@link #configure} sets for a cap of {@code maxRequestsPerPeer} and a queue time of
+     * {@code queueTime}: adaptive from {@value #ADAPTIVE_FLOOR} up to the cap, or fixed at the cap when the queue
+     * time is zero (the simulator builds its nodes' schedulers with it too).
+     */
+    public static RequestDepth depthFor(int maxRequestsPerPeer, Duration queueTime) {
+        return queueTime.isZero() ? RequestDepth.fixed(maxRequestsPerPeer)
+                : RequestDepth.adaptive(queueTime, Math.min(ADAPTIVE_FLOOR, maxRequestsPerPeer), ADAPTIVE_FLOOR,
+                        maxRequestsPerPeer);
     }
 
     /**
