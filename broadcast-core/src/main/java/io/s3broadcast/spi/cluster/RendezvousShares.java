@@ -61,20 +61,40 @@ public final class RendezvousShares {
 
     /** The owner of unit {@code unit} among {@code members} (ties, vanishingly rare, to the lower id). */
     public static String owner(int unit, Collection<String> members) {
-        String best = null;
-        long bestWeight = 0;
-        for (String m : members) {
-            long w = weight(unit, hash(m));
-            if (best == null || Long.compareUnsigned(w, bestWeight) > 0
-                    || (w == bestWeight && m.compareTo(best) < 0)) {
-                best = m;
-                bestWeight = w;
-            }
-        }
-        if (best == null) {
+        Members m = new Members(members);
+        if (m.ids.isEmpty()) {
             throw new IllegalArgumentException("no members");
         }
-        return best;
+        return m.owner(unit);
+    }
+
+    /** Members with their ids' hashes, computed once for all the units a share or a hand-back looks at. */
+    private static final class Members {
+        final List<String> ids;
+        final long[] hashes;
+
+        Members(Collection<String> members) {
+            this.ids = new ArrayList<>(members);
+            this.hashes = new long[ids.size()];
+            for (int i = 0; i < hashes.length; i++) {
+                hashes[i] = hash(ids.get(i));
+            }
+        }
+
+        String owner(int unit) {
+            String best = null;
+            long bestWeight = 0;
+            for (int i = 0; i < hashes.length; i++) {
+                String m = ids.get(i);
+                long w = weight(unit, hashes[i]);
+                if (best == null || Long.compareUnsigned(w, bestWeight) > 0
+                        || (w == bestWeight && m.compareTo(best) < 0)) {
+                    best = m;
+                    bestWeight = w;
+                }
+            }
+            return best;
+        }
     }
 
     /**
@@ -88,10 +108,11 @@ public final class RendezvousShares {
         if (!all.contains(self)) {
             all.add(self);
         }
+        Members known = new Members(all);
         int unit = unitPieces(pieceCount);
         List<PieceRun> works = new ArrayList<>();
         for (int u = 0; (long) u * unit < pieceCount; u++) {
-            if (owner(u, all).equals(self)) {
+            if (known.owner(u).equals(self)) {
                 works.add(new PieceRun(u * unit, (int) Math.min((long) (u + 1) * unit, pieceCount)));
             }
         }
@@ -119,10 +140,11 @@ public final class RendezvousShares {
         if (!all.contains(newcomer)) {
             all.add(newcomer);
         }
+        Members known = new Members(all);
         int unit = unitPieces(pieceCount);
         List<PieceRun> moved = new ArrayList<>();
         for (PieceRun w : works) {
-            if (w.first() % unit == 0 && w.count() <= unit && owner(w.first() / unit, all).equals(newcomer)) {
+            if (w.first() % unit == 0 && w.count() <= unit && known.owner(w.first() / unit).equals(newcomer)) {
                 moved.add(w);
             }
         }

@@ -142,8 +142,9 @@ public final class RequestScheduler {
         BitSet duplicates = (BitSet) peerPieces.clone();
         duplicates.andNot(have);
         duplicates.andNot(mine);
-        keepWhereFaster(peer, duplicates);
-        int[] extra = endgameOrder(duplicates, budget - picked.length);
+        double[] requesterRate = outstanding.fastestRequester(duplicates);
+        keepWhereFaster(peer, duplicates, requesterRate);
+        int[] extra = endgameOrder(duplicates, requesterRate, budget - picked.length);
         int[] out = Arrays.copyOf(picked, picked.length + extra.length);
         for (int i = 0; i < extra.length; i++) {
             outstanding.add(peer, extra[i]);
@@ -157,11 +158,11 @@ public final class RequestScheduler {
      * {@value #FASTER} times as fast as: on links alike a duplicate only takes its share of this node's download
      * from the request it doubles (the bench's simulator: 0.28 S of duplicates per node and 1.51 instead of 1.25
      * T* at N = 100), while a piece asked of a slow peer, or of peers that delivered nothing yet, is still asked
-     * again.
+     * again. {@code requesterRate}: each piece's fastest requester's rate
+     * ({@code OutstandingRequests#fastestRequester}).
      */
-    private void keepWhereFaster(String peer, BitSet duplicates) {
+    private void keepWhereFaster(String peer, BitSet duplicates, double[] requesterRate) {
         double rate = outstanding.measured(peer) ? outstanding.rate(peer) : 0;
-        double[] requesterRate = outstanding.fastestRequester(duplicates);
         for (int p = duplicates.nextSetBit(0); p >= 0; p = duplicates.nextSetBit(p + 1)) {
             if (requesterRate[p] > 0 && rate < FASTER * requesterRate[p]) {
                 duplicates.clear(p);
@@ -171,11 +172,11 @@ public final class RequestScheduler {
 
     /**
      * Up to {@code limit} of {@code duplicates} to ask for again in endgame: fewest outstanding requests first,
-     * then the piece whose fastest requester is slowest (the one likely to arrive last), then selector order.
+     * then the piece whose fastest requester is slowest (the one likely to arrive last, {@code holderRate}), then
+     * selector order.
      */
-    private int[] endgameOrder(BitSet duplicates, int limit) {
+    private int[] endgameOrder(BitSet duplicates, double[] holderRate, int limit) {
         int[] order = selector.select(duplicates, availability::count, duplicates.cardinality());
-        double[] holderRate = outstanding.fastestRequester(duplicates);
         Integer[] idx = new Integer[order.length];
         for (int i = 0; i < order.length; i++) {
             idx[i] = i;
