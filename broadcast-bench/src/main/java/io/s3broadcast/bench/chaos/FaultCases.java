@@ -399,7 +399,8 @@ public final class FaultCases {
 
         @Override
         public String description() {
-            return "one node's S3 traffic blackholed at a random moment mid-run; it still reaches its peers";
+            return "one node's S3 traffic blackholed at a random moment after its first reads from S3; it still reaches"
+                    + " its peers";
         }
 
         @Override
@@ -413,6 +414,7 @@ public final class FaultCases {
         @Override
         public void inject(MatrixTrial t) throws Exception {
             t.awaitFetching();
+            t.awaitS3Bytes(victim, 64 * 1024);
             t.randomPause(WINDOW_MILLIS);
             relay.cutAll();
             t.faultNow();

@@ -102,6 +102,24 @@ final class MatrixTrial implements AutoCloseable {
         }
     }
 
+    /**
+     * Waits until node {@code i} has read at least {@code minBytes} of response bytes from S3 through its own port
+     * (more than a HEAD's response: its metadata is known and a body is flowing), or 60 s. A fault meant to strike
+     * "mid-run" for that node must not strike before its first HEAD has returned: a node that never reached S3
+     * cannot know the object, and fails by design.
+     */
+    void awaitS3Bytes(int i, long minBytes) throws InterruptedException {
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
+        while (matrix.s3Bytes("node-" + i) < minBytes) {
+            if (System.nanoTime() > deadline) {
+                notes.append("node-").append(i).append(" read under ").append(minBytes)
+                        .append(" bytes from S3 within 60 s; ");
+                return;
+            }
+            Thread.sleep(20); // polls the proxy's byte count of another process's traffic
+        }
+    }
+
     /** Waits a random time up to {@code maxMillis}: the fault's moment (not a synchronisation). */
     void randomPause(long maxMillis) throws InterruptedException {
         Thread.sleep((long) (random.nextDouble() * maxMillis));
