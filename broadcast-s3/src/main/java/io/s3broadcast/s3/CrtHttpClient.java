@@ -1,6 +1,13 @@
 package io.s3broadcast.s3;
 
+import java.lang.reflect.Field;
 import java.time.Duration;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 import software.amazon.awssdk.crt.io.ClientBootstrap;
 import software.amazon.awssdk.crt.io.EventLoopGroup;
 import software.amazon.awssdk.crt.io.HostResolver;
@@ -13,6 +20,8 @@ import software.amazon.awssdk.http.crt.AwsCrtAsyncHttpClient;
  * and says what to add when they are missing.
  */
 final class CrtHttpClient {
+
+    private static final Logger LOG = LoggerFactory.getLogger(CrtHttpClient.class);
 
     /** Measured: 256 KiB, 1 MiB and CRT's default 16 MiB fetch equally fast from S3Proxy. */
     static final long READ_BUFFER = 1L << 20;
@@ -35,17 +44,62 @@ final class CrtHttpClient {
                 .connectionHealthConfiguration(h -> h.minimumThroughputInBps(1L).minimumThroughputTimeout(backstop));
     }
 
+    /** How long closing waits for CRT's event loops to stop: measured 0-3 ms when nothing else in the JVM uses them. */
+    static final Duration EVENT_LOOPS_STOP = Duration.ofMillis(500);
+
     /**
      * Drops the static references to CRT's shared event loops, host resolver and bootstrap, which the SDK's CRT client
-     * runs on, once that client is closed. They are reference counted: a CRT client still open elsewhere in the JVM
-     * keeps them, and the next one made creates them again. Left open, CRT's shutdown hook waited for their native
-     * threads before closing them (the host resolver's thread kept polling) until its join timeout: a JVM exited 0.3
-     * to 1.5 s later with CRT than with Netty (measured on a 64 MiB first fetch); released here, 15 ms.
+     * runs on, once that client is closed, and waits (at most {@link #EVENT_LOOPS_STOP}) until the event loops have
+     * stopped. They are reference counted: a CRT client still open elsewhere in the JVM keeps them (the wait then
+     * ends at its bound), and the next one made creates them again.
+     *
+     * <p>Why both. Left open, CRT's shutdown hook waited for their native threads until its join timeout: a JVM exited
+     * 0.3 to 1.5 s later with CRT than with Netty (measured on a 64 MiB first fetch). Released but not awaited, a JVM
+     * that exits at once still exited ~1.3 s late in 2-4 of 10 runs ({@code single --fresh-jvm --warmup 0 --size 16MiB}):
+     * the group's native cleanup thread, calling into Java to complete its shutdown future, blocked at the JVM's
+     * final safepoint while CRT's at-exit hook waited for it (seen with gdb). Awaited here, 12 of 12 exited at once.
+     *
+     * @return whether the event loops had stopped within the bound (true if there were none)
      */
-    static void releaseDefaults() {
+    static boolean releaseDefaults() {
+        CompletableFuture<Void> eventLoops = staticEventLoopShutdown();
         ClientBootstrap.closeStaticDefault();
         EventLoopGroup.closeStaticDefault();
         HostResolver.closeStaticDefault();
+        if (eventLoops == null) {
+            return true;
+        }
+        try {
+            eventLoops.get(EVENT_LOOPS_STOP.toMillis(), TimeUnit.MILLISECONDS);
+            return true;
+        } catch (TimeoutException e) {
+            LOG.debug("CRT's shared event loops did not stop within {} (a CRT client elsewhere in this JVM may still"
+                    + " use them); not waiting longer", EVENT_LOOPS_STOP);
+            return false;
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            return false;
+        } catch (ExecutionException e) {
+            return true;
+        }
+    }
+
+    /**
+     * The shutdown future of CRT's static event loop group, if one exists. CRT keeps the group in a private static
+     * field and offers no public way to reach it without creating one, so it is read reflectively; where that is not
+     * allowed (e.g. on a module path that does not open the package), null, and the JVM's exit may wait as before.
+     */
+    static CompletableFuture<Void> staticEventLoopShutdown() {
+        try {
+            Field f = EventLoopGroup.class.getDeclaredField("staticDefaultEventLoopGroup");
+            f.setAccessible(true);
+            synchronized (EventLoopGroup.class) { // as closeStaticDefault and getOrCreateStaticDefault
+                EventLoopGroup group = (EventLoopGroup) f.get(null);
+                return group == null ? null : group.getShutdownCompleteFuture();
+            }
+        } catch (ReflectiveOperationException | RuntimeException e) {
+            return null;
+        }
     }
 
     private static void requirePresent() {

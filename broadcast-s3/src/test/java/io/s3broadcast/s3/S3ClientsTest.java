@@ -42,4 +42,18 @@ class S3ClientsTest {
             throw new AssertionError(e);
         }
     }
+
+    @Test
+    void closingACrtClientStopsCrtsSharedEventLoopsBeforeItReturns() throws Exception {
+        S3Clients.Built built = S3Clients.build(S3ObjectSourceProviderTest.config(null, "crt"));
+        java.util.concurrent.CompletableFuture<Void> eventLoops = CrtHttpClient.staticEventLoopShutdown();
+        assertThat(eventLoops).as("the SDK's CRT client runs on CRT's static event loop group").isNotNull();
+        assertThat(eventLoops).isNotDone();
+
+        built.closer().close();
+
+        // Stopped, not only asked to stop: a JVM exiting now has no CRT cleanup thread left to wait for.
+        assertThat(eventLoops).isDone();
+        assertThat(CrtHttpClient.staticEventLoopShutdown()).isNull();
+    }
 }
