@@ -2,6 +2,7 @@ package io.s3broadcast.bench;
 
 import io.s3broadcast.Strategy;
 import io.s3broadcast.spi.cluster.PieceSizing;
+import io.s3broadcast.bench.sim.HostCpu;
 import io.s3broadcast.bench.sim.SimConfig;
 import io.s3broadcast.bench.sim.SimResult;
 import io.s3broadcast.bench.sim.Simulation;
@@ -166,6 +167,12 @@ final class SimulateCommand implements Callable<Integer> {
                     + " flows get elsewhere (default: ${DEFAULT-VALUE}).")
     String sharing;
 
+    @Option(names = "--host-cores", paramLabel = "C",
+            description = "All nodes share C cores of one host, as the netns fleet does: cold starts, bytes, read calls"
+                    + " and pieces cost CPU as measured there, and flows slow down when the nodes need more than C"
+                    + " cores (default: off, each node has cores of its own and CPU is not modelled).")
+    Double hostCores;
+
     @Option(names = "--json", paramLabel = "FILE", description = "Also write the JSON lines to FILE.")
     Path jsonFile;
 
@@ -197,6 +204,9 @@ final class SimulateCommand implements Callable<Integer> {
         if (!sharing.equalsIgnoreCase("max-min") && !sharing.equalsIgnoreCase("per-flow")) {
             throw new ParameterException(spec.commandLine(), "--sharing is max-min or per-flow, not '" + sharing + "'");
         }
+        if (hostCores != null && !(hostCores > 0)) {
+            throw new ParameterException(spec.commandLine(), "--host-cores must be > 0");
+        }
         // As the engine: overlayPeers peers per node, a full mesh for a group of at most overlayPeers + 1.
         int k = peers != null ? peers : ClusterConfig.DEFAULT_OVERLAY_PEERS;
         Duration rateStep = step != null ? step : nodes <= 64 ? Duration.ZERO : Duration.ofMillis(2);
@@ -209,7 +219,8 @@ final class SimulateCommand implements Callable<Integer> {
                         ideal ? Duration.ZERO : spotCheck, ideal ? 1.0 : peerEfficiency)
                 .withChoking(chokePolicy, unchokeSlots != null ? unchokeSlots
                         : chokePolicy.equalsIgnoreCase("tit-for-tat") ? 4 : 15, chokeInterval)
-                .withPieces(pieceSize(strategies.get(0)), connections, maxRequestsPerPeer, requestQueueTime);
+                .withPieces(pieceSize(strategies.get(0)), connections, maxRequestsPerPeer, requestQueueTime)
+                .withHostCpu(hostCores == null ? null : HostCpu.measured(hostCores));
         FluidBound tStar = FluidBound.of(size, profile.aggregateCap(), fleetLinks);
         PrintWriter out = spec.commandLine().getOut();
         out.printf(Locale.ROOT, "%nsimulate: %d nodes, %s in %s pieces, %s, S3 %s%n", nodes, ByteSize.format(size),
@@ -220,6 +231,13 @@ final class SimulateCommand implements Callable<Integer> {
         out.printf(Locale.ROOT, "calibrated costs: start %.3f s, after the last piece %.3f s (+ spot check %.3f s),"
                 + " peer efficiency %.2f%n", base.start().toNanos() / 1e9, base.afterLastPiece().toNanos() / 1e9,
                 base.spotCheck().toNanos() / 1e9, base.peerEfficiency());
+        if (base.hostCpu() != null) {
+            HostCpu c = base.hostCpu();
+            out.printf(Locale.ROOT, "host CPU: %s cores shared by every node; start %.2f CPU-s, %.1f ms per MiB taken in or"
+                    + " passed on, %.0f us per read call (%.0f per link-second), %.2f ms per piece + %.2f ms per peer%n",
+                    java.math.BigDecimal.valueOf(c.cores()).stripTrailingZeros().toPlainString(), c.startSeconds(), c.byteSeconds() * (1 << 20) * 1e3, c.readSeconds() * 1e6,
+                    c.readsPerLinkSecond(), c.pieceSeconds() * 1e3, c.piecePeerSeconds() * 1e3);
+        }
         out.printf(Locale.ROOT, "%n%-10s %5s %9s %7s %9s %7s %6s %6s %8s %9s %9s %8s %8s %6s %9s %7s%n", "strategy",
                 "trial", "slowest s", "/T*", "mean s", "/T*", "S3/S", "conns", "msgs/nd", "ctrlB/nd", "phase1 s",
                 "phase2 s", "stolen", "done", "events", "wall s");
@@ -242,6 +260,11 @@ final class SimulateCommand implements Callable<Integer> {
                         + " uploads busy %.0f%%; duplicates %.3f S per node%n", "", idle.totalMean(), idle.headMean(), idle.middleMean(),
                         idle.tailMean(), idle.totalMax(), idle.slowestHead(), idle.slowestMiddle(), idle.slowestTail(),
                         idle.firstPieceMean(), 100 * idle.uploadBusy(), idle.duplicatesOverS());
+                if (r.cpu() != null) {
+                    out.printf(Locale.ROOT, "%-16s host CPU: starts end at %.2f s; %.2f CPU-s per node (most %.2f); the"
+                            + " host %.0f%% busy to the last piece%n", "", r.cpu().startSeconds(), r.cpu().perNodeMean(),
+                            r.cpu().perNodeMax(), 100 * r.cpu().hostBusy());
+                }
                 out.flush();
                 Map<String, Object> line = new LinkedHashMap<>();
                 line.put("command", "simulate");
@@ -259,6 +282,9 @@ final class SimulateCommand implements Callable<Integer> {
                 line.put("spotCheckSeconds", base.spotCheck().toNanos() / 1e9);
                 line.put("peerEfficiency", base.peerEfficiency());
                 line.put("stepSeconds", rateStep.toNanos() / 1e9);
+                if (hostCores != null) {
+                    line.put("hostCores", hostCores);
+                }
                 line.put("tStar", tStar);
                 line.put("slowestOverTStar", tStar.ratio(r.slowest()));
                 line.put("meanOverTStar", tStar.ratio(r.mean()));
@@ -280,6 +306,6 @@ final class SimulateCommand implements Callable<Integer> {
                 r.phase1EndMean(), r.phase2Mean(), r.s3BytesOverS(), r.s3GetsPerNode(), r.s3Connections(),
                 r.rangeBytes(), r.connectionsMax(), r.connectionsMean(), r.overlayConnected(), r.messagesPerNode(),
                 r.messagesPerNodeMax(), r.controlBytesPerNode(), r.controlBytesPerNodeMax(), r.piecesStolen(),
-                r.events(), r.rateRecomputations(), r.peakFlows(), r.wallSeconds(), r.idle(), List.of());
+                r.events(), r.rateRecomputations(), r.peakFlows(), r.wallSeconds(), r.idle(), r.cpu(), List.of());
     }
 }

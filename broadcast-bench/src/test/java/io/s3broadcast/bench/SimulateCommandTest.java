@@ -37,4 +37,22 @@ class SimulateCommandTest {
         assertThat(code).as(mesh.toString()).isZero();
         assertThat(mesh.toString()).contains("full mesh").contains("\"connectionsMax\":16");
     }
+
+    @Test
+    void hostCoresSharesOneHostsCpuAndSaysWhatItCost() {
+        StringWriter out = new StringWriter();
+        CommandLine cli = new CommandLine(new BenchCli());
+        cli.setOut(new PrintWriter(out));
+        int code = cli.execute("simulate", "--nodes", "8", "--size", "8MiB", "--strategies", "non-steal",
+                "--host-cores", "2");
+        String text = out.toString();
+        assertThat(code).as(text).isZero();
+        assertThat(text).contains("host CPU: 2 cores shared by every node", "host CPU: starts end at 2.00 s",
+                "\"hostCores\":2.0", "\"cpu\":{\"startSeconds\":2.0");
+
+        StringWriter err = new StringWriter();
+        cli.setErr(new PrintWriter(err));
+        assertThat(cli.execute("simulate", "--host-cores", "0")).isNotZero();
+        assertThat(err.toString()).contains("--host-cores must be > 0");
+    }
 }

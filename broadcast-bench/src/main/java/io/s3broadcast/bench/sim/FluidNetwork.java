@@ -14,6 +14,11 @@ import java.util.PriorityQueue;
  * goes to the others. A flow carries a queue of items (pieces) sent back to back, like the bytes on one connection;
  * the listener hears each item when its last byte arrives and when the queue runs dry.
  *
+ * <p>Optionally the nodes share a host's CPU ({@link HostCpu}): one more resource, of {@code cores} CPU-seconds per
+ * second, that every flow with a CPU cost crosses, each byte using {@link Flow#cpuPerByte()} of it. The filling stays
+ * max-min fair in bytes per second: when the CPU binds, every flow it holds gets the same rate and uses CPU in
+ * proportion to its cost per byte.
+ *
  * <p>Rates are recomputed when the set of busy flows changes: at once (the same virtual instant) with a step of 0,
  * else at the next multiple of the step, so a fleet of thousands of nodes pays one recomputation per step instead of
  * one per change (a flow that starts waits at most one step for its rate, a freed share stays unused at most one
@@ -36,6 +41,7 @@ public final class FluidNetwork {
         final int down;
         final boolean s3;
         final double ownCap;
+        final double cpu;
         final Listener listener;
         final ArrayDeque<long[]> items = new ArrayDeque<>();
         final int[] pos = {-1, -1, -1};
@@ -47,12 +53,18 @@ public final class FluidNetwork {
         boolean closed;
         boolean frozen;
 
-        Flow(int up, int down, boolean s3, double ownCap, Listener listener) {
+        Flow(int up, int down, boolean s3, double ownCap, double cpu, Listener listener) {
             this.up = up;
             this.down = down;
             this.s3 = s3;
             this.ownCap = ownCap;
+            this.cpu = cpu;
             this.listener = listener;
+        }
+
+        /** The host CPU a byte of this flow costs, CPU-seconds (0: the flow does not use the host's CPU). */
+        public double cpuPerByte() {
+            return cpu;
         }
 
         /** The current rate, bytes per second. */
@@ -81,11 +93,15 @@ public final class FluidNetwork {
     private final EventQueue events;
     private final int nodes;
     private final double[] cap;
+    /** The host CPU's resource index, -1 when the nodes have cores of their own. */
+    private final int host;
     @SuppressWarnings("unchecked")
     private final List<Flow>[] members;
     private final long stepNanos;
     private final boolean maxMin;
     private boolean recomputeScheduled;
+    /** Whether the host CPU can bind in this recomputation (else it is left out of the filling). */
+    private boolean hostMayBind;
     private long recomputations;
     private int busyFlows;
     private int peakBusyFlows;
@@ -109,20 +125,36 @@ public final class FluidNetwork {
      * (a flow gets the least of its shares and its own cap; what a flow held lower elsewhere leaves is not given
      * to the others), closer to TCP flows behind one queue than max-min.
      */
-    @SuppressWarnings("unchecked")
     public FluidNetwork(EventQueue events, long[] down, long[] up, long s3Aggregate, long stepNanos,
             boolean maxMin) {
+        this(events, down, up, s3Aggregate, stepNanos, maxMin, 0);
+    }
+
+    /**
+     * As above, the nodes sharing {@code hostCores} CPU-seconds per second (0: each node has cores of its own and
+     * flows use no CPU).
+     */
+    @SuppressWarnings("unchecked")
+    public FluidNetwork(EventQueue events, long[] down, long[] up, long s3Aggregate, long stepNanos,
+            boolean maxMin, double hostCores) {
+        if (hostCores < 0) {
+            throw new IllegalArgumentException("hostCores must be >= 0, was " + hostCores);
+        }
         if (down.length != up.length) {
             throw new IllegalArgumentException("down and up of " + down.length + " and " + up.length + " nodes");
         }
         this.events = events;
         this.nodes = down.length;
-        this.cap = new double[2 * nodes + 1];
+        this.host = hostCores > 0 ? 2 * nodes + 1 : -1;
+        this.cap = new double[hostCores > 0 ? 2 * nodes + 2 : 2 * nodes + 1];
         for (int i = 0; i < nodes; i++) {
             cap[2 * i] = capOf(up[i]);
             cap[2 * i + 1] = capOf(down[i]);
         }
         cap[2 * nodes] = capOf(s3Aggregate);
+        if (host >= 0) {
+            cap[host] = hostCores;
+        }
         this.rateSum = new double[cap.length];
         this.carried = new double[cap.length];
         this.lastChange = new long[cap.length];
@@ -140,12 +172,30 @@ public final class FluidNetwork {
 
     /** A connection from node {@code from} to node {@code to}; idle until an item is queued. */
     public Flow openPeer(int from, int to, Listener listener) {
-        return new Flow(2 * from, 2 * to + 1, false, Double.POSITIVE_INFINITY, listener);
+        return openPeer(from, to, 0, listener);
+    }
+
+    /** As above, each byte costing {@code cpuPerByte} CPU-seconds of the host (ignored without a host CPU). */
+    public Flow openPeer(int from, int to, double cpuPerByte, Listener listener) {
+        return new Flow(2 * from, 2 * to + 1, false, Double.POSITIVE_INFINITY, cpuOf(cpuPerByte), listener);
     }
 
     /** An S3 response to node {@code to} at most {@code ownCap} bytes per second (0: no cap of its own). */
     public Flow openS3(int to, double ownCap, Listener listener) {
-        return new Flow(-1, 2 * to + 1, true, ownCap <= 0 ? Double.POSITIVE_INFINITY : ownCap, listener);
+        return openS3(to, ownCap, 0, listener);
+    }
+
+    /** As above, each byte costing {@code cpuPerByte} CPU-seconds of the host (ignored without a host CPU). */
+    public Flow openS3(int to, double ownCap, double cpuPerByte, Listener listener) {
+        return new Flow(-1, 2 * to + 1, true, ownCap <= 0 ? Double.POSITIVE_INFINITY : ownCap, cpuOf(cpuPerByte),
+                listener);
+    }
+
+    private double cpuOf(double cpuPerByte) {
+        if (cpuPerByte < 0) {
+            throw new IllegalArgumentException("cpuPerByte must be >= 0, was " + cpuPerByte);
+        }
+        return host >= 0 ? cpuPerByte : 0;
     }
 
     /** Queues {@code bytes} of {@code piece} on {@code flow}, after what it carries. */
@@ -220,6 +270,11 @@ public final class FluidNetwork {
         return carriedNow(2 * node);
     }
 
+    /** CPU-seconds the flows have used of the host so far (0 without a host CPU). */
+    public double hostCpuSeconds() {
+        return host >= 0 ? carriedNow(host) : 0;
+    }
+
     private double carriedNow(int r) {
         return carried[r] + rateSum[r] * (events.now() - lastChange[r]) / 1e9;
     }
@@ -233,7 +288,7 @@ public final class FluidNetwork {
             }
             carried[r] += rateSum[r] * (now - lastChange[r]) / 1e9;
             lastChange[r] = now;
-            rateSum[r] += rate - f.rate;
+            rateSum[r] += (rate - f.rate) * weight(f, r);
         }
         f.rate = rate;
     }
@@ -284,10 +339,18 @@ public final class FluidNetwork {
     }
 
     private int[] resources(Flow f) {
+        if (f.cpu > 0) {
+            return f.s3 ? new int[] {f.down, 2 * nodes, host} : new int[] {f.up, f.down, host};
+        }
         if (f.s3) {
             return new int[] {f.down, 2 * nodes};
         }
         return new int[] {f.up, f.down};
+    }
+
+    /** What a byte per second of {@code f} uses of resource {@code r}: 1 on links and S3, its CPU cost on the host. */
+    private double weight(Flow f, int r) {
+        return r == host ? f.cpu : 1;
     }
 
     private void settle(Flow f) {
@@ -315,22 +378,33 @@ public final class FluidNetwork {
         int resourceCount = cap.length;
         double[] rem = new double[resourceCount];
         int[] cnt = new int[resourceCount];
+        double[] weights = new double[resourceCount];
         long[] version = new long[resourceCount];
         List<Flow> busy = new ArrayList<>(busyFlows);
         for (int r = 0; r < resourceCount; r++) {
             cnt[r] = members[r].size();
             rem[r] = cap[r];
+            if (r == host) {
+                for (Flow f : members[r]) {
+                    weights[r] += f.cpu;
+                }
+            } else {
+                weights[r] = cnt[r];
+            }
         }
         for (int i = 0; i < nodes; i++) {
             busy.addAll(members[2 * i + 1]);
         }
+        hostMayBind = host >= 0 && hostMayBind();
         double[] newRate = new double[busy.size()];
         if (!maxMin) {
             for (int i = 0; i < busy.size(); i++) {
                 Flow f = busy.get(i);
                 double rate = f.ownCap;
                 for (int r : resources(f)) {
-                    rate = Math.min(rate, cap[r] / cnt[r]);
+                    if (r != host || hostMayBind) {
+                        rate = Math.min(rate, cap[r] / weights[r]);
+                    }
                 }
                 newRate[i] = rate < Double.POSITIVE_INFINITY ? rate : 1e12;
             }
@@ -340,8 +414,8 @@ public final class FluidNetwork {
         // Heap of {share, kind (0 resource, 1 flow cap), index, version}.
         PriorityQueue<double[]> heap = new PriorityQueue<>((a, b) -> Double.compare(a[0], b[0]));
         for (int r = 0; r < resourceCount; r++) {
-            if (cnt[r] > 0 && cap[r] < Double.POSITIVE_INFINITY) {
-                heap.add(new double[] {rem[r] / cnt[r], 0, r, 0});
+            if (cnt[r] > 0 && cap[r] < Double.POSITIVE_INFINITY && (r != host || hostMayBind)) {
+                heap.add(new double[] {rem[r] / weights[r], 0, r, 0});
             }
         }
         java.util.IdentityHashMap<Flow, Integer> index = new java.util.IdentityHashMap<>(busy.size() * 2);
@@ -358,7 +432,7 @@ public final class FluidNetwork {
             if (e[1] == 1) {
                 Flow f = busy.get((int) e[2]);
                 if (!f.frozen) {
-                    freeze(f, (int) e[2], e[0], newRate, rem, cnt, version, heap);
+                    freeze(f, (int) e[2], e[0], newRate, rem, cnt, weights, version, heap);
                     frozen++;
                 }
                 continue;
@@ -367,10 +441,10 @@ public final class FluidNetwork {
             if (e[3] != version[r] || cnt[r] == 0) {
                 continue;
             }
-            double share = rem[r] / cnt[r];
+            double share = rem[r] / weights[r];
             for (Flow f : new ArrayList<>(members[r])) {
                 if (!f.frozen) {
-                    freeze(f, index.get(f), share, newRate, rem, cnt, version, heap);
+                    freeze(f, index.get(f), share, newRate, rem, cnt, weights, version, heap);
                     frozen++;
                 }
             }
@@ -386,6 +460,23 @@ public final class FluidNetwork {
         apply(busy, newRate);
     }
 
+    /**
+     * Whether the host's cores could bind: the CPU its flows would use if each ran as fast as its own cap and its
+     * links allowed is more than it has. If not, the host is left out of the filling, so cores to spare change no
+     * rate (not even by a rounding that would reorder the events).
+     */
+    private boolean hostMayBind() {
+        double demand = 0;
+        for (Flow f : members[host]) {
+            double most = Math.min(f.ownCap, Math.min(cap[f.down], f.s3 ? cap[2 * nodes] : cap[f.up]));
+            demand += f.cpu * most;
+            if (demand > cap[host]) {
+                return true;
+            }
+        }
+        return false;
+    }
+
     private void apply(List<Flow> busy, double[] newRate) {
         for (int i = 0; i < busy.size(); i++) {
             Flow f = busy.get(i);
@@ -398,16 +489,18 @@ public final class FluidNetwork {
         }
     }
 
-    private void freeze(Flow f, int i, double rate, double[] newRate, double[] rem, int[] cnt, long[] version,
-            PriorityQueue<double[]> heap) {
+    private void freeze(Flow f, int i, double rate, double[] newRate, double[] rem, int[] cnt, double[] weights,
+            long[] version, PriorityQueue<double[]> heap) {
         f.frozen = true;
         newRate[i] = rate;
         for (int r : resources(f)) {
-            rem[r] = Math.max(0, rem[r] - rate);
+            double w = weight(f, r);
+            rem[r] = Math.max(0, rem[r] - rate * w);
             cnt[r]--;
+            weights[r] -= w;
             version[r]++;
-            if (cnt[r] > 0 && cap[r] < Double.POSITIVE_INFINITY) {
-                heap.add(new double[] {rem[r] / cnt[r], 0, r, version[r]});
+            if (cnt[r] > 0 && cap[r] < Double.POSITIVE_INFINITY && (r != host || hostMayBind)) {
+                heap.add(new double[] {rem[r] / Math.max(weights[r], Double.MIN_NORMAL), 0, r, version[r]});
             }
         }
     }

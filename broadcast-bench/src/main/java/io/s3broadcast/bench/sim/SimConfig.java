@@ -34,12 +34,14 @@ import java.util.Objects;
  * @param requestQueueTime the adaptive request depth's queue time (default 1 s; zero: fixed at the cap)
  * @param limit virtual time after which the run stops, unfinished
  * @param maxMin links shared max-min fair (default) or equally per flow ({@link FluidNetwork})
+ * @param hostCpu the host's cores every node shares and what CPU work costs ({@link HostCpu}); null (the default)
+ *     for nodes with cores of their own, whose CPU is not modelled
  */
 public record SimConfig(Strategy strategy, long size, int pieceSize, long[] down, long[] up, S3Profile profile,
         long seed, int peers, int maxConnections, Duration latency, Duration afterLastPiece, Duration start,
         Duration spotCheck, double peerEfficiency, Duration requestTimeout, Duration step,
         String chokePolicy, int unchokeSlots, Duration chokeInterval, int maxRequestsPerPeer,
-        Duration requestQueueTime, Duration limit, boolean maxMin) {
+        Duration requestQueueTime, Duration limit, boolean maxMin, HostCpu hostCpu) {
 
     /** Broadcast's default piece size. */
     public static final int DEFAULT_PIECE_SIZE = 1 << 20;
@@ -69,7 +71,7 @@ public record SimConfig(Strategy strategy, long size, int pieceSize, long[] down
         return new SimConfig(strategy, size, DEFAULT_PIECE_SIZE, down, up, profile, seed, peers, DEFAULT_CONNECTIONS,
                 Duration.ofNanos(250_000), Duration.ZERO, Duration.ZERO, Duration.ZERO, 1.0, Duration.ofSeconds(30),
                 Duration.ZERO, "cooperative", 15, Duration.ofSeconds(10), 8,
-                Duration.ofSeconds(1), Duration.ofHours(1), true);
+                Duration.ofSeconds(1), Duration.ofHours(1), true, null);
     }
 
     public int nodes() {
@@ -93,43 +95,50 @@ public record SimConfig(Strategy strategy, long size, int pieceSize, long[] down
     public SimConfig withStrategy(Strategy s) {
         return new SimConfig(s, size, pieceSize, down, up, profile, seed, peers, maxConnections, latency,
                 afterLastPiece, start, spotCheck, peerEfficiency, requestTimeout, step, chokePolicy, unchokeSlots,
-                chokeInterval, maxRequestsPerPeer, requestQueueTime, limit, maxMin);
+                chokeInterval, maxRequestsPerPeer, requestQueueTime, limit, maxMin, hostCpu);
     }
 
     public SimConfig withSeed(long s) {
         return new SimConfig(strategy, size, pieceSize, down, up, profile, s, peers, maxConnections, latency,
                 afterLastPiece, start, spotCheck, peerEfficiency, requestTimeout, step, chokePolicy, unchokeSlots,
-                chokeInterval, maxRequestsPerPeer, requestQueueTime, limit, maxMin);
+                chokeInterval, maxRequestsPerPeer, requestQueueTime, limit, maxMin, hostCpu);
     }
 
     public SimConfig withTiming(Duration latency, Duration step) {
         return new SimConfig(strategy, size, pieceSize, down, up, profile, seed, peers, maxConnections, latency,
                 afterLastPiece, start, spotCheck, peerEfficiency, requestTimeout, step, chokePolicy, unchokeSlots,
-                chokeInterval, maxRequestsPerPeer, requestQueueTime, limit, maxMin);
+                chokeInterval, maxRequestsPerPeer, requestQueueTime, limit, maxMin, hostCpu);
     }
 
     /** The calibrated costs the fluid model does not see (docs/scale.md). */
     public SimConfig withOverheads(Duration start, Duration afterLastPiece, Duration spotCheck, double peerEfficiency) {
         return new SimConfig(strategy, size, pieceSize, down, up, profile, seed, peers, maxConnections, latency,
                 afterLastPiece, start, spotCheck, peerEfficiency, requestTimeout, step, chokePolicy, unchokeSlots,
-                chokeInterval, maxRequestsPerPeer, requestQueueTime, limit, maxMin);
+                chokeInterval, maxRequestsPerPeer, requestQueueTime, limit, maxMin, hostCpu);
     }
 
     public SimConfig withSharing(boolean maxMinFair) {
         return new SimConfig(strategy, size, pieceSize, down, up, profile, seed, peers, maxConnections, latency,
                 afterLastPiece, start, spotCheck, peerEfficiency, requestTimeout, step, chokePolicy, unchokeSlots,
-                chokeInterval, maxRequestsPerPeer, requestQueueTime, limit, maxMinFair);
+                chokeInterval, maxRequestsPerPeer, requestQueueTime, limit, maxMinFair, hostCpu);
     }
 
     public SimConfig withChoking(String policy, int slots, Duration interval) {
         return new SimConfig(strategy, size, pieceSize, down, up, profile, seed, peers, maxConnections, latency,
                 afterLastPiece, start, spotCheck, peerEfficiency, requestTimeout, step, policy, slots, interval,
-                maxRequestsPerPeer, requestQueueTime, limit, maxMin);
+                maxRequestsPerPeer, requestQueueTime, limit, maxMin, hostCpu);
     }
 
     public SimConfig withPieces(int pieceSize, int maxConnections, int maxRequestsPerPeer, Duration queueTime) {
         return new SimConfig(strategy, size, pieceSize, down, up, profile, seed, peers, maxConnections, latency,
                 afterLastPiece, start, spotCheck, peerEfficiency, requestTimeout, step, chokePolicy, unchokeSlots,
-                chokeInterval, maxRequestsPerPeer, queueTime, limit, maxMin);
+                chokeInterval, maxRequestsPerPeer, queueTime, limit, maxMin, hostCpu);
+    }
+
+    /** All nodes on one host sharing its CPU ({@code null}: each node has cores of its own). */
+    public SimConfig withHostCpu(HostCpu cpu) {
+        return new SimConfig(strategy, size, pieceSize, down, up, profile, seed, peers, maxConnections, latency,
+                afterLastPiece, start, spotCheck, peerEfficiency, requestTimeout, step, chokePolicy, unchokeSlots,
+                chokeInterval, maxRequestsPerPeer, requestQueueTime, limit, maxMin, cpu);
     }
 }

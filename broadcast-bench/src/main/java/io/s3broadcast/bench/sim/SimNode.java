@@ -94,6 +94,12 @@ final class SimNode {
     long controlBytes;
     long s3Bytes;
     long s3Gets;
+    /** Piece bytes this node received from peers (duplicates included) and sent to them. */
+    long peerBytesIn;
+    long peerBytesOut;
+    /** With a shared host ({@link HostCpu}): CPU-seconds per byte this node takes in and passes on; else 0. */
+    private double cpuIn;
+    private double cpuOut;
     int piecesStolen;
 
     SimNode(Simulation sim, int index, String id) {
@@ -123,15 +129,30 @@ final class SimNode {
         this.s3Random = new Random(Simulation.mix(config.seed(), index, 4));
     }
 
+    /** This node's CPU costs on a shared host: per byte it takes in (S3 or peers) and per byte it passes on. */
+    void cpuCosts(double perByteIn, double perByteOut) {
+        this.cpuIn = perByteIn;
+        this.cpuOut = perByteOut;
+    }
+
+    /** CPU-seconds the bytes this node took in and passed on cost so far (0 without a shared host). */
+    double dataCpuSeconds() {
+        return (s3Bytes + peerBytesIn) * cpuIn + peerBytesOut * cpuOut;
+    }
+
     void connect(SimNode other, int otherShareWorks) {
         Link l = new Link(other);
         l.lastWorks = otherShareWorks;
         links.put(other.id, l);
-        l.out = net.openPeer(index, other.index, new FluidNetwork.Listener() {
+        // The flow carries wire bytes (1 / peerEfficiency of the piece's); its CPU is per piece byte, sender's and
+        // receiver's.
+        double cpu = (cpuOut + other.cpuIn) * config.peerEfficiency();
+        l.out = net.openPeer(index, other.index, cpu, new FluidNetwork.Listener() {
             @Override
             public void delivered(FluidNetwork.Flow flow, int piece, long wireBytes) {
                 long bytes = config.pieceBytes(piece);
                 l.serving--;
+                peerBytesOut += bytes;
                 choke.uploaded(other.id, bytes);
                 other.onPiece(id, piece, bytes);
             }
@@ -224,7 +245,7 @@ final class SimNode {
         }
         double ownCap = rate;
         events.after(latency, () -> {
-            FluidNetwork.Flow flow = net.openS3(index, ownCap, new FluidNetwork.Listener() {
+            FluidNetwork.Flow flow = net.openS3(index, ownCap, cpuIn, new FluidNetwork.Listener() {
                 @Override
                 public void delivered(FluidNetwork.Flow f, int piece, long bytes) {
                     s3Bytes += bytes;
@@ -510,6 +531,7 @@ final class SimNode {
     private void onPiece(String from, int piece, long bytes) {
         Link l = links.get(from);
         l.askedAt.remove(piece);
+        peerBytesIn += bytes;
         choke.downloaded(from, bytes);
         if (requests.hasPiece(piece)) {
             duplicateBytes += bytes;

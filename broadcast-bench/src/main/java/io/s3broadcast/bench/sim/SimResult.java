@@ -31,18 +31,30 @@ import java.util.List;
  * @param peakFlows most flows busy at once
  * @param wallSeconds how long the simulation itself took
  * @param idle where the nodes' download links idled ({@link Idle})
+ * @param cpu the CPU the nodes used of a shared host ({@link Cpu}); null when each node has cores of its own
  * @param completions each node's completion, in node order
  */
 @JsonPropertyOrder({"strategy", "nodes", "completed", "slowest", "mean", "fastest", "phase1EndMean", "phase2Mean",
     "s3BytesOverS", "s3GetsPerNode", "s3Connections", "rangeBytes", "connectionsMax", "connectionsMean",
     "overlayConnected", "messagesPerNode", "messagesPerNodeMax", "controlBytesPerNode", "controlBytesPerNodeMax",
-    "piecesStolen", "events", "rateRecomputations", "peakFlows", "wallSeconds", "idle"})
+    "piecesStolen", "events", "rateRecomputations", "peakFlows", "wallSeconds", "idle", "cpu"})
 public record SimResult(String strategy, int nodes, boolean completed, double slowest, double mean, double fastest,
         double phase1EndMean, double phase2Mean, double s3BytesOverS, double s3GetsPerNode, int s3Connections,
         long rangeBytes, int connectionsMax, double connectionsMean, boolean overlayConnected, double messagesPerNode,
         long messagesPerNodeMax, double controlBytesPerNode, long controlBytesPerNodeMax, long piecesStolen,
-        long events, long rateRecomputations, int peakFlows, double wallSeconds, Idle idle,
+        long events, long rateRecomputations, int peakFlows, double wallSeconds, Idle idle, Cpu cpu,
         List<Double> completions) {
+
+    /**
+     * The CPU the nodes used of the host they share ({@link HostCpu}), from the start to their last piece.
+     *
+     * @param startSeconds when the nodes' cold starts ended (their first GETs)
+     * @param perNodeMean CPU-seconds a node used: its start and the bytes it took in and passed on, mean
+     * @param perNodeMax the most any node used
+     * @param hostBusy the nodes' CPU-seconds over the host's cores times the slowest node's last piece
+     */
+    public record Cpu(double startSeconds, double perNodeMean, double perNodeMax, double hostBusy) {
+    }
 
     /**
      * Where the time went: a node's download link idle, in seconds of its capacity left unused (its time from the
@@ -68,8 +80,8 @@ public record SimResult(String strategy, int nodes, boolean completed, double sl
             double duplicatesOverS) {
     }
 
-    static SimResult of(SimConfig config, List<SimNode> nodes, Overlay overlay, WorkSizing.Sizing sizing,
-            EventQueue events, FluidNetwork network, boolean done, double wallSeconds) {
+    static SimResult of(SimConfig config, long startNanos, List<SimNode> nodes, Overlay overlay,
+            WorkSizing.Sizing sizing, EventQueue events, FluidNetwork network, boolean done, double wallSeconds) {
         int n = nodes.size();
         double after = (config.afterLastPiece().toNanos()
                 + (config.strategy() == io.s3broadcast.Strategy.FLAT_TREE ? 0 : config.spotCheck().toNanos())) / 1e9;
@@ -104,18 +116,35 @@ public record SimResult(String strategy, int nodes, boolean completed, double sl
             ctrlMax = Math.max(ctrlMax, node.controlBytes);
             stolen += node.piecesStolen;
         }
-        Idle idle = idle(config, nodes, network);
+        Idle idle = idle(config, startNanos, nodes, network);
         return new SimResult(config.strategy().toString(), n, done, r(slowest), r(sum / n), r(fastest), r(p1 / n),
                 r(p2 / n), r((double) s3 / config.size()), r((double) gets / n), sizing.connections(),
                 sizing.rangeBytes(), overlay.maxDegree(), r(overlay.meanDegree()), overlay.connected(),
                 r((double) msgs / n),
                 msgsMax, r((double) ctrl / n), ctrlMax, stolen, events.executed(), network.recomputations(),
-                network.peakBusyFlows(), r(wallSeconds), idle, java.util.Arrays.stream(completion).map(SimResult::r).boxed()
+                network.peakBusyFlows(), r(wallSeconds), idle, cpu(config, startNanos, nodes), java.util.Arrays.stream(completion).map(SimResult::r).boxed()
                         .toList());
     }
 
-    private static Idle idle(SimConfig config, List<SimNode> nodes, FluidNetwork network) {
-        double start = config.start().toNanos() / 1e9;
+    private static Cpu cpu(SimConfig config, long startNanos, List<SimNode> nodes) {
+        HostCpu cpu = config.hostCpu();
+        if (cpu == null) {
+            return null;
+        }
+        double sum = 0;
+        double max = 0;
+        long end = 0;
+        for (SimNode node : nodes) {
+            double c = cpu.startSeconds() + node.dataCpuSeconds();
+            sum += c;
+            max = Math.max(max, c);
+            end = Math.max(end, node.lastPiece);
+        }
+        return new Cpu(r(startNanos / 1e9), r(sum / nodes.size()), r(max), end > 0 ? r(sum / (cpu.cores() * end / 1e9)) : 0);
+    }
+
+    private static Idle idle(SimConfig config, long startNanos, List<SimNode> nodes, FluidNetwork network) {
+        double start = startNanos / 1e9;
         double first = 0;
         double head = 0;
         double middle = 0;

@@ -26,7 +26,7 @@ public final class Simulation {
     public Simulation(SimConfig config) {
         this.config = config;
         this.network = new FluidNetwork(events, config.down(), config.up(), config.profile().aggregateCap(),
-                config.step().toNanos(), config.maxMin());
+                config.step().toNanos(), config.maxMin(), config.hostCpu() == null ? 0 : config.hostCpu().cores());
     }
 
     SimConfig config() {
@@ -65,18 +65,27 @@ public final class Simulation {
         }
         overlay = config.strategy() == Strategy.FLAT_TREE ? Overlay.none(n)
                 : config.fullMesh() ? Overlay.fullMesh(n) : Overlay.random(n, config.peers(), mix(config.seed(), 0, 5));
+        HostCpu cpu = config.hostCpu();
+        if (cpu != null) {
+            for (SimNode node : nodes) {
+                node.cpuCosts(cpu.takenIn(config.down()[node.index], overlay.neighbours(node.index).size(),
+                        config.pieceSize()), cpu.passedOn());
+            }
+        }
         for (int i = 0; i < n; i++) {
             for (int j : overlay.neighbours(i)) {
                 nodes.get(i).connect(nodes.get(j), shares.get(j).size());
             }
         }
         long interval = config.chokeInterval().toNanos();
+        // With a shared host, the nodes' cold starts share its cores (HostCpu).
+        long start = cpu == null ? config.start().toNanos() : cpu.startNanos(n, config.start().toNanos());
         for (SimNode node : nodes) {
-            events.after(config.start().toNanos(), () -> node.begin(shares.get(node.index), sizing));
+            events.after(start, () -> node.begin(shares.get(node.index), sizing));
             scheduleChoke(node, interval);
         }
         boolean done = events.run(() -> completed == n, config.limit().toNanos());
-        return SimResult.of(config, nodes, overlay, sizing, events, network, done,
+        return SimResult.of(config, start, nodes, overlay, sizing, events, network, done,
                 (System.nanoTime() - wallStart) / 1e9);
     }
 

@@ -141,4 +141,58 @@ class FluidNetworkTest {
         // Starts at 0.5 ms, rated at the 1 ms step: arrives 1 s after that.
         assertThat(a.at.get(0)[1]).isCloseTo(1.001, within(1e-6));
     }
+
+    @Test
+    void aHostCpuThatBindsSlowsEveryFlowAlikeAndCountsTheCpuUsed() {
+        EventQueue q = new EventQueue();
+        // Two S3 flows into fast links; the host has 1 core and a byte costs 0.1 us on one flow and 0.3 us on the
+        // other: 1 = r * (0.1 + 0.3) us gives both 2.5 MB/s (max-min fair in bytes), using 0.25 and 0.75 cores.
+        FluidNetwork net = new FluidNetwork(q, new long[] {100 * MB, 100 * MB}, new long[] {0, 0}, 0, 0, true, 1.0);
+        Arrivals a = new Arrivals(q);
+        Arrivals b = new Arrivals(q);
+        FluidNetwork.Flow fa = net.openS3(0, 0, 0.1e-6, a);
+        FluidNetwork.Flow fb = net.openS3(1, 0, 0.3e-6, b);
+        net.enqueue(fa, 0, 5 * MB);
+        net.enqueue(fb, 1, 10 * MB);
+        q.run(() -> false, Long.MAX_VALUE);
+        // Both at 2.5 MB/s until a ends at 2 s; then b alone: 1 / 0.3 us = 3.33 MB/s for its last 5 MB, 1.5 s.
+        assertThat(a.at.get(0)[1]).isCloseTo(2.0, within(1e-6));
+        assertThat(b.at.get(0)[1]).isCloseTo(3.5, within(1e-6));
+        // 5 MB at 0.1 us and 10 MB at 0.3 us.
+        assertThat(net.hostCpuSeconds()).isCloseTo(3.5, within(1e-6));
+    }
+
+    @Test
+    void aHostCpuWithCoresToSpareChangesNothingAndWithoutOneFlowsCostNothing() {
+        EventQueue q = new EventQueue();
+        // 10 MB/s at 0.1 us a byte is 1 core of the 4: the link binds.
+        FluidNetwork net = new FluidNetwork(q, new long[] {10 * MB, 0}, new long[] {0, 0}, 0, 0, true, 4.0);
+        Arrivals a = new Arrivals(q);
+        net.enqueue(net.openPeer(1, 0, 0.1e-6, a), 0, 10 * MB);
+        q.run(() -> false, Long.MAX_VALUE);
+        assertThat(a.at.get(0)[1]).isCloseTo(1.0, within(1e-6));
+        assertThat(net.hostCpuSeconds()).isCloseTo(1.0, within(1e-6));
+
+        EventQueue q2 = new EventQueue();
+        FluidNetwork own = new FluidNetwork(q2, new long[] {10 * MB, 0}, new long[] {0, 0}, 0, 0);
+        FluidNetwork.Flow f = own.openPeer(1, 0, 1e-3, new Arrivals(q2));
+        assertThat(f.cpuPerByte()).isZero();
+        own.enqueue(f, 0, 10 * MB);
+        q2.run(() -> false, Long.MAX_VALUE);
+        assertThat(own.hostCpuSeconds()).isZero();
+    }
+
+    @Test
+    void aFlowHeldByItsLinkLeavesTheHostCpuToTheOthers() {
+        EventQueue q = new EventQueue();
+        // 1 core at 0.1 us a byte carries 10 MB/s; node 0's link holds its flow to 2 MB/s, node 1's gets the other 8.
+        FluidNetwork net = new FluidNetwork(q, new long[] {2 * MB, 100 * MB}, new long[] {0, 0}, 0, 0, true, 1.0);
+        Arrivals a = new Arrivals(q);
+        Arrivals b = new Arrivals(q);
+        net.enqueue(net.openS3(0, 0, 0.1e-6, a), 0, 2 * MB);
+        net.enqueue(net.openS3(1, 0, 0.1e-6, b), 1, 8 * MB);
+        q.run(() -> false, Long.MAX_VALUE);
+        assertThat(a.at.get(0)[1]).isCloseTo(1.0, within(1e-6));
+        assertThat(b.at.get(0)[1]).isCloseTo(1.0, within(1e-6));
+    }
 }

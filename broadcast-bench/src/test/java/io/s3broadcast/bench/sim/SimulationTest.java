@@ -103,4 +103,25 @@ class SimulationTest {
         assertThat(r.connectionsMax()).isLessThanOrEqualTo(8);
         assertThat(r.s3BytesOverS()).isEqualTo(1.0);
     }
+
+    @Test
+    void aSharedHostSlowsTheBroadcastOnlyWhenItsCoresBind() {
+        SimConfig c = SimConfig.defaults(Strategy.NON_STEAL, SIZE, rates(8, 10 * MB), rates(8, 10 * MB),
+                S3Profile.paper(), 7, 0);
+        SimResult own = new Simulation(c).run();
+        SimResult plenty = new Simulation(c.withHostCpu(HostCpu.measured(64))).run();
+        SimResult two = new Simulation(c.withHostCpu(HostCpu.measured(2))).run();
+        assertThat(own.cpu()).isNull();
+        // 64 cores: the starts take their 0.5 CPU-s on a core each, as if each node had its own; nothing else moves.
+        assertThat(plenty.cpu().startSeconds()).isEqualTo(0.5);
+        assertThat(plenty.completions()).isEqualTo(new Simulation(c.withOverheads(java.time.Duration.ofMillis(500),
+                c.afterLastPiece(), c.spotCheck(), c.peerEfficiency())).run().completions());
+        // 2 cores: 8 starts end at 2 s, and eight nodes moving 10 MB/s each need more than 2 cores.
+        assertThat(two.cpu().startSeconds()).isEqualTo(2.0);
+        // After the starts, the transfer itself takes longer too.
+        assertThat(two.slowest() - 2.0).isGreaterThan(plenty.slowest() - 0.5 + 0.1);
+        assertThat(two.cpu().hostBusy()).isGreaterThan(plenty.cpu().hostBusy() * 10);
+        // The same bytes cost the same CPU however long they took.
+        assertThat(two.cpu().perNodeMean()).isCloseTo(plenty.cpu().perNodeMean(), within(0.05));
+    }
 }

@@ -1,0 +1,86 @@
+package io.s3broadcast.bench.sim;
+
+/**
+ * What a node's CPU work costs when every node of the fleet runs on one host of {@code cores} cores (the netns fleet:
+ * up to 16 node JVMs on the development machine's 2 cores). A node's cold start costs {@link #startSeconds} of CPU
+ * before its first GET; then each byte costs CPU where it crosses a node (taken in and passed on), each read call a
+ * node makes costs {@link #readSeconds} and a node makes {@link #readsPerLinkSecond} of them for every second's worth
+ * of its download link it receives (a read takes what arrived since the last one: more, smaller reads on a slower
+ * link), and each piece a node stores costs {@link #pieceSeconds} and {@link #piecePeerSeconds} more per peer it has
+ * (its {@code HAVE}s and {@code DIGESTS} out and the peers' handling of them, requests and their answers).
+ *
+ * <p>The constants are measured on the netns fleet (docs/results.md, session 19, "Where a node's time and CPU go";
+ * docs/scale.md, "Simulator" says how each was derived), not fitted to completion times. Not in the model: the bench
+ * JVM's CPU (the S3 proxy serving the GETs), CPU after the last piece (a fixed time, {@code --after-last-piece}), a
+ * node's CPU while it waits, and the scheduler's fairness between processes: the host is shared max-min fair in bytes
+ * per second among the flows ({@link FluidNetwork}).
+ *
+ * @param cores CPU-seconds per second the host has for all the nodes
+ * @param startSeconds CPU-seconds of a node's cold start before its first GET (HEAD, registry, dials, class loading
+ *     and JIT of the start), on one core at most
+ * @param byteSeconds CPU-seconds per byte a node takes in or passes on
+ * @param readSeconds CPU-seconds per read call
+ * @param readsPerLinkSecond read calls per second's worth of the node's download link that it receives
+ * @param pieceSeconds CPU-seconds per piece a node stores
+ * @param piecePeerSeconds CPU-seconds per piece a node stores, per peer it has, on top of {@code pieceSeconds}
+ */
+public record HostCpu(double cores, double startSeconds, double byteSeconds, double readSeconds,
+        double readsPerLinkSecond, double pieceSeconds, double piecePeerSeconds) {
+
+    private static final double MIB = 1 << 20;
+
+    /** A cold start: 0.55-0.69 CPU-s after the start signal for a 4 MiB object at N = 8, less its data path. */
+    public static final double START_SECONDS = 0.5;
+    /** Per MiB taken in or passed on: 21.8 ms per MiB of the object at N = 8, 10 MB/s, less reads and pieces. */
+    public static final double BYTE_SECONDS = 5.5e-3 / MIB;
+    /** Per read call: 1.4-1.9 CPU-s more for 14,395 more read calls at 2.5 MB/s than at 10 MB/s. */
+    public static final double READ_SECONDS = 100e-6;
+    /** 6,117 reads for 64 MiB at 10 MB/s (915 per link-second), 20,512 at 2.5 MB/s (763). */
+    public static final double READS_PER_LINK_SECOND = 840;
+    /**
+     * 256 KiB against 1 MiB pieces, 192 more per node: 0.5 CPU-s more per node with 7 peers (2.6 ms per piece), 0.3
+     * with 3 (1.56 ms); a line through the two: 0.8 ms per piece and 0.25 ms per peer.
+     */
+    public static final double PIECE_SECONDS = 0.8e-3;
+    public static final double PIECE_PEER_SECONDS = 0.25e-3;
+
+    public HostCpu {
+        if (!(cores > 0) || startSeconds < 0 || byteSeconds < 0 || readSeconds < 0 || readsPerLinkSecond < 0
+                || pieceSeconds < 0 || piecePeerSeconds < 0) {
+            throw new IllegalArgumentException("cores must be > 0 and every cost >= 0: " + cores + ", "
+                    + startSeconds + ", " + byteSeconds + ", " + readSeconds + ", " + readsPerLinkSecond + ", "
+                    + pieceSeconds + ", " + piecePeerSeconds);
+        }
+    }
+
+    /** {@code cores} shared, with the measured costs. */
+    public static HostCpu measured(double cores) {
+        return new HostCpu(cores, START_SECONDS, BYTE_SECONDS, READ_SECONDS, READS_PER_LINK_SECOND, PIECE_SECONDS,
+                PIECE_PEER_SECONDS);
+    }
+
+    /**
+     * When {@code nodes} nodes that start together reach their first GET: each start's CPU on at most one core, the
+     * starts sharing the cores equally (they are alike, so they end together, before any flow begins), and never
+     * before {@code fixedStart} (what the start waits for besides CPU).
+     */
+    public long startNanos(int nodes, long fixedStart) {
+        double seconds = startSeconds * Math.max(1.0, nodes / cores);
+        return Math.max(fixedStart, Math.round(seconds * 1e9));
+    }
+
+    /**
+     * CPU-seconds per byte a node takes in, from S3 or a peer: the byte itself, its share of read calls on a download
+     * link of {@code linkDown} bytes per second (0: unlimited, read calls not counted) and its share of the piece's
+     * cost, for a node with {@code peers} peers and pieces of {@code pieceSize} bytes.
+     */
+    public double takenIn(long linkDown, int peers, int pieceSize) {
+        double reads = linkDown > 0 ? readSeconds * readsPerLinkSecond / linkDown : 0;
+        return byteSeconds + reads + (pieceSeconds + piecePeerSeconds * peers) / pieceSize;
+    }
+
+    /** CPU-seconds per byte a node passes on to a peer. */
+    public double passedOn() {
+        return byteSeconds;
+    }
+}
