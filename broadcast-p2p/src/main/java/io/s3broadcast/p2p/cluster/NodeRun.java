@@ -178,7 +178,7 @@ final class NodeRun implements ClusterRun, GroupJoin.Run, Housekeeping.Run {
         // Without an expected count, nodes begin with whoever they see, so views may differ: rendezvous shares.
         boolean rendezvous = config.expectedNodes() == 0;
         NodeShare share = NodeShare.of(c.plan, task.sizing(), task.store().layout(), ids, self, late, rendezvous);
-        c.handBack.begin(ids, rendezvous && !late);
+        c.handBack.begin(ids, share.units());
         if (late) {
             LOG.info("{} joins {} {}", self, group, share);
         } else {
@@ -187,7 +187,7 @@ final class NodeRun implements ClusterRun, GroupJoin.Run, Housekeeping.Run {
         c.connections.watch();
         housekeeping.start();
         c.chokeDriver.start();
-        c.phase1.begin(share.works(), share.sizing(), task.store().bitfield());
+        c.phase1.begin(share.works(), share.sizing(), task.store().bitfield(), share.alone());
         if (task.store().isComplete()) {
             complete();
         }

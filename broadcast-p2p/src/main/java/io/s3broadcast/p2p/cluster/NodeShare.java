@@ -21,8 +21,10 @@ import java.util.TreeSet;
  * @param sizing ranges, works and S3 connections of this node's reads
  * @param index this node's index among the sharing nodes, -1 for a late node
  * @param nodes how many nodes share the object
+ * @param units whether the works are rendezvous units ({@link RendezvousShares}), which a member learnt of later
+ *     takes back ({@link ShareHandBack}); false for shares by index and for a late node
  */
-record NodeShare(List<PieceRun> works, WorkSizing.Sizing sizing, int index, int nodes) {
+record NodeShare(List<PieceRun> works, WorkSizing.Sizing sizing, int index, int nodes, boolean units) {
 
     /** The share of {@code self} among {@code members} (with or without {@code self}), by index. */
     static NodeShare of(ClusterPlan plan, WorkSizing policy, PieceLayout layout, Collection<String> members,
@@ -32,7 +34,9 @@ record NodeShare(List<PieceRun> works, WorkSizing.Sizing sizing, int index, int 
 
     /**
      * The share of {@code self} among {@code members}: by index, or ({@code rendezvous}, for nodes whose views of
-     * the membership may differ) the units it owns by {@link RendezvousShares}, each a work.
+     * the membership may differ, with a plan that shares the object) the units it owns by {@link RendezvousShares},
+     * each a work, heaviest first. A node alone in its view owns every unit: it reads them as units too, so that
+     * those a member it learns of later owns can be handed back whatever the work size its reads would have had.
      */
     static NodeShare of(ClusterPlan plan, WorkSizing policy, PieceLayout layout, Collection<String> members,
             String self, boolean late, boolean rendezvous) {
@@ -42,14 +46,20 @@ record NodeShare(List<PieceRun> works, WorkSizing.Sizing sizing, int index, int 
         WorkSizing.Sizing sizing = policy.size(
                 WorkSizing.Share.of(Shares.end(pieceCount, nodes, 0), layout.pieceSize(), nodes));
         if (late) {
-            return new NodeShare(List.of(), sizing, -1, nodes);
+            return new NodeShare(List.of(), sizing, -1, nodes, false);
         }
         ids.add(self);
         int index = new ArrayList<>(ids).indexOf(self);
-        if (rendezvous && nodes > 1) {
-            return new NodeShare(RendezvousShares.share(pieceCount, ids, self), sizing, index, nodes);
+        // The flat tree has every node read everything (one sharing node, whatever the members): no units.
+        if (rendezvous && plan.sharingNodes(2) > 1) {
+            return new NodeShare(RendezvousShares.share(pieceCount, ids, self), sizing, index, nodes, true);
         }
-        return new NodeShare(plan.share(pieceCount, nodes, index, sizing), sizing, index, nodes);
+        return new NodeShare(plan.share(pieceCount, nodes, index, sizing), sizing, index, nodes, false);
+    }
+
+    /** Rendezvous units and no other member known: this node reads everything until it learns of one. */
+    boolean alone() {
+        return units && nodes == 1;
     }
 
     @Override

@@ -8,12 +8,17 @@ import io.s3broadcast.spi.cluster.WorkSizing;
 import io.s3broadcast.p2p.protocol.PeerMessage;
 import io.s3broadcast.p2p.protocol.WorksLeft;
 import io.s3broadcast.spi.Bitfield;
+import io.s3broadcast.spi.PieceQueue;
 import io.s3broadcast.spi.PieceRun;
+import io.s3broadcast.spi.RangeReads;
 import java.util.List;
 import java.util.Random;
 import java.util.Set;
 import java.util.concurrent.Executor;
 import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.ScheduledFuture;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.function.IntPredicate;
 
 /**
@@ -43,6 +48,18 @@ final class ShareFetcher {
      * a node that gave up S3 and waits for pieces nobody fetches.
      */
     static final long S3_STALL_MILLIS = 20_000;
+
+    /**
+     * A node that begins alone in its view with rendezvous shares (no expected count, so others may be registering
+     * at the same moment, each alone in its own view) reads S3 through one connection until it learns of another
+     * member ({@link #notAlone()}) or this long passed (the registry's refresh window after a start,
+     * {@link RegistrySession#MAX_REFRESH}), then with its sized reads. What it started before it learned of the
+     * others is read twice when another member owns it: reading its heaviest units first
+     * ({@link io.s3broadcast.spi.cluster.RendezvousShares#share}), of the first k units it starts about
+     * {@code k^2 (N - 1) / (2 units)} belong to others, so starting them one at a time instead of over the sized
+     * count of connections (c) cuts that by about c^2 for the same wait.
+     */
+    static final long ALONE_GRACE_MILLIS = RegistrySession.MAX_REFRESH.toMillis();
 
     /** What phase 1 needs from the rest of the run. */
     interface Run {
@@ -79,6 +96,15 @@ final class ShareFetcher {
     private boolean closed;
     private final PhaseGate gate;
     private int advertisedWorks = -1;
+    private final ScheduledExecutorService timer;
+    /**
+     * True while this node, alone in its view, reads through one connection ({@link #ALONE_GRACE_MILLIS}); read by the
+     * S3 connections through {@link #aloneQueue}, which hands out nothing once it is false, so the one-connection
+     * fetch ends after its read in flight and the next one starts with the sized reads.
+     */
+    private final AtomicBoolean alone = new AtomicBoolean();
+    private final PieceQueue aloneQueue;
+    private ScheduledFuture<?> aloneEnd;
 
     ShareFetcher(String self, ClusterPlan plan, int pieceCount, Random random, Run run, ShareRead.Source source,
             Executor onLoop, ScheduledExecutorService timer, Ticker ticker) {
@@ -86,7 +112,9 @@ final class ShareFetcher {
         this.plan = plan;
         this.run = run;
         this.ticker = ticker;
+        this.timer = timer;
         this.workList = new WorkList(pieceCount, List.of());
+        this.aloneQueue = maxPieces -> alone.get() ? workList.poll(maxPieces) : null;
         this.stealing = plan.scheduler(random);
         this.steals = new WorkStealing(self, plan, stealing, workList, pieceCount, run, timer, this::pump);
         this.handOff = new ShareHandOff(self, plan, workList, run, timer, ticker, () -> {
@@ -108,7 +136,20 @@ final class ShareFetcher {
      * {@code have} are pieces already stored. Tells every peer the works left and starts the fetch.
      */
     void begin(List<PieceRun> share, WorkSizing.Sizing sizing, Bitfield have) {
+        begin(share, sizing, have, false);
+    }
+
+    /**
+     * As {@link #begin(List, WorkSizing.Sizing, Bitfield)}; {@code alone}: this node's share is rendezvous units and
+     * it knows no other member yet, so it reads through one connection until it learns of one ({@link #notAlone()})
+     * or {@link #ALONE_GRACE_MILLIS} passed.
+     */
+    void begin(List<PieceRun> share, WorkSizing.Sizing sizing, Bitfield have, boolean alone) {
         this.sizing = sizing;
+        if (alone && !share.isEmpty()) {
+            this.alone.set(true);
+            aloneEnd = timer.schedule(this::notAlone, ALONE_GRACE_MILLIS, TimeUnit.MILLISECONDS);
+        }
         workList.append(share);
         for (int p = have.nextSet(0); p >= 0; p = have.nextSet(p + 1)) {
             workList.pieceStored(p);
@@ -146,7 +187,12 @@ final class ShareFetcher {
         switch (step.action()) {
             case FETCH -> {
                 steals.waiting(false);
-                read.start(sizing.reads());
+                if (alone.get()) {
+                    RangeReads sized = sizing.reads();
+                    read.start(aloneQueue, new RangeReads(1, sized.rangeBytes()));
+                } else {
+                    read.start(workList, sizing.reads());
+                }
             }
             case STEAL -> steals.steal(step.victim(), step.requestId());
             case WAIT -> steals.waiting(true);
@@ -163,6 +209,23 @@ final class ShareFetcher {
     /** Bytes arrived from S3 (any thread): the fetch makes progress. */
     void s3Progress() {
         read.progress();
+    }
+
+    /**
+     * This node knows another member now (or the grace for a node alone passed): a one-connection fetch
+     * ({@link #ALONE_GRACE_MILLIS}) ends after its read in flight and the next fetch has the sized reads.
+     */
+    void notAlone() {
+        if (!alone.compareAndSet(true, false)) {
+            return;
+        }
+        aloneEnd.cancel(false);
+        pump();
+    }
+
+    /** Whether this node reads through one connection because it knows no other member yet. */
+    boolean readsAlone() {
+        return alone.get();
     }
 
     /** Whether this node gave up S3 and takes everything from peers. */
@@ -292,6 +355,9 @@ final class ShareFetcher {
     /** Stops: the fetch in flight is cancelled, nothing more is fetched or asked. */
     void close() {
         closed = true;
+        if (aloneEnd != null) {
+            aloneEnd.cancel(false);
+        }
         steals.close();
         handOff.close();
         read.close();

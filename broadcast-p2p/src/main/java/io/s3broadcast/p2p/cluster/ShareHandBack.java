@@ -16,8 +16,10 @@ import org.slf4j.LoggerFactory;
  * membership may differ), a member this node learns of after its share was fixed (from the registry, or because it
  * connected) takes its units back: of this node's unstarted works, those the newcomer owns among the members this
  * node knows are dropped from its list, so the two do not both read them. Nothing moves between members this node
- * knew already. Works already started are read by both (the duplicate cost of a late view); a newcomer that is gone
- * leaves its units to the orphan rule. On the run's loop only.
+ * knew already. Works already started are read by both (the duplicate cost of a late view; shares read heaviest unit
+ * first keep it small, and a node that knew no other member reads through one connection until it learns of one,
+ * {@link ShareFetcher#ALONE_GRACE_MILLIS}); a newcomer that is gone leaves its units to the orphan rule. On the
+ * run's loop only.
  */
 final class ShareHandBack {
 
@@ -78,6 +80,7 @@ final class ShareHandBack {
         if (known == null || !known.add(id)) {
             return;
         }
+        phase1.notAlone();
         List<PieceRun> owned = RendezvousShares.ownedBy(id, phase1.workList().works(), pieceCount, known);
         List<PieceRun> dropped = phase1.workList().removeUnstarted(owned);
         if (!dropped.isEmpty()) {

@@ -48,13 +48,16 @@ final class ShareRead implements S3StallWatch.Fetch {
         this.stall = new S3StallWatch(timer, ticker, ShareFetcher.S3_STALL_MILLIS, this);
     }
 
-    /** Starts a fetch of the work list with {@code reads}, unless one is in flight or this is closed. */
-    void start(RangeReads reads) {
+    /**
+     * Starts a fetch of what {@code queue} hands out (the work list, or a view of it that stops handing out early:
+     * {@link ShareFetcher#ALONE_GRACE_MILLIS}) with {@code reads}, unless one is in flight or this is closed.
+     */
+    void start(PieceQueue queue, RangeReads reads) {
         if (fetch != null || closed) {
             return;
         }
         stall.progress();
-        CompletableFuture<Void> f = source.fetch(workList, reads);
+        CompletableFuture<Void> f = source.fetch(queue, reads);
         fetch = f;
         stall.watch();
         f.whenComplete((v, e) -> onLoop.execute(() -> {

@@ -26,8 +26,9 @@ import org.junit.jupiter.api.io.TempDir;
 /**
  * Nodes that begin with different views of the membership: no expected count, so each begins at once with whoever
  * the S3-prefix registry shows it (the first to register sees itself alone, the next one two members, ...). With
- * rendezvous shares each reads the units it owns among the members it knows, and hands back the unstarted units of a
- * member it learns of later (from the registry, or when that member connects). The object is read from S3 about once
+ * rendezvous shares each reads the units it owns among the members it knows, heaviest first, and hands back the
+ * unstarted units of a member it learns of later (from the registry, or when that member connects); a node alone in
+ * its view reads through one connection until it learns of another. The object is read from S3 about once
  * and every node has it byte-exact. (With index shares, a node that began alone would read the whole object: here
  * every node began alone, so 3 S.)
  */
@@ -68,10 +69,13 @@ class DifferentViewsIT {
                         .getFileName(), r.bytesFromS3(), r.bytesFromPeers());
             }
             System.out.printf("different views: S3 bytes %d = %.3f x S%n", fromS3, fromS3 / (double) SIZE);
-            // Measured 1.035 to 1.039 S on a loaded machine; index shares: 2.955 S (every node began alone); views
-            // that agree (expectNodes(3), index shares): 1.020 S in this harness. The 1.02 S is not met yet:
-            // differing views cost 1.5 to 2% more, growing with the object (cause not found yet).
-            assertTrue(fromS3 <= SIZE * 1.05, "read " + fromS3 / (double) SIZE + " x S");
+            // Phase 1 reads each piece once: every node began alone, reads its heaviest units first, through one
+            // connection until it learns of another member. The rest is the spot check (this multipart object has no
+            // digest S3 vouches for): per node 2 whole pieces and 19 samples of 16 KiB, 1.98% of S in all, so the
+            // sum is 1.0198 S and one piece read twice (1/1,024 of S) would exceed 1.02 S. Before: 1.029 to 1.039 S
+            // (lone nodes read pieces 0, 1, 2, ... in piece order, all at once); agreeing views (expectNodes(3),
+            // index shares): 1.020 S, the spot check alone.
+            assertTrue(fromS3 <= SIZE * 1.02, "read " + fromS3 / (double) SIZE + " x S");
         } finally {
             nodes.forEach(Broadcast::close);
         }

@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.s3broadcast.Strategy;
 import io.s3broadcast.spi.cluster.ClusterPlan;
+import io.s3broadcast.spi.cluster.RendezvousShares;
 import io.s3broadcast.spi.cluster.WorkSizing;
 import io.s3broadcast.spi.PieceLayout;
 import io.s3broadcast.spi.PieceRun;
@@ -48,5 +49,39 @@ class NodeShareTest {
         // Rendezvous units: scattered over the object, the first one where this node starts reading.
         assertThat(NodeShare.describe(List.of(new PieceRun(40, 42), new PieceRun(3, 5), new PieceRun(17, 18))))
                 .isEqualTo("5 pieces from [40, 42)");
+    }
+
+    @Test
+    void withoutAnExpectedCountANodeAloneReadsTheObjectInUnitsAMemberLearntOfLaterCanTakeBack() {
+        // By index, a node alone reads the object in works of the size its reads have: several pieces each, which
+        // no member's unit matches, so nothing could be handed back.
+        NodeShare byIndex = NodeShare.of(PLAN, SIZING, LAYOUT, List.of("b"), "b", false, false);
+        assertThat(byIndex.works()).anyMatch(w -> w.count() > 1);
+        assertThat(byIndex.units()).isFalse();
+        assertThat(RendezvousShares.ownedBy("a", byIndex.works(), LAYOUT.pieceCount(), List.of("b"))).isEmpty();
+
+        NodeShare alone = NodeShare.of(PLAN, SIZING, LAYOUT, List.of("b"), "b", false, true);
+        assertThat(alone.units()).isTrue();
+        assertThat(alone.alone()).isTrue();
+        assertThat(alone.sizing()).isEqualTo(byIndex.sizing());
+        assertThat(alone.works()).containsExactlyElementsOf(RendezvousShares.share(LAYOUT.pieceCount(), List.of("b"), "b"));
+        assertThat(RendezvousShares.ownedBy("a", alone.works(), LAYOUT.pieceCount(), List.of("b")))
+                .hasSize(LAYOUT.pieceCount() - RendezvousShares.share(LAYOUT.pieceCount(), List.of("a", "b"), "b").size());
+    }
+
+    @Test
+    void theFlatTreeReadsEverythingByIndexWithoutAnExpectedCountToo() {
+        NodeShare s = NodeShare.of(ClusterPlan.of(Strategy.FLAT_TREE), SIZING, LAYOUT, List.of("b"), "b", false, true);
+        assertThat(s.units()).isFalse();
+        assertThat(s.alone()).isFalse();
+        assertThat(NodeShare.describe(s.works())).isEqualTo("[0, " + LAYOUT.pieceCount() + ")");
+    }
+
+    @Test
+    void aNodeThatSeesOthersIsNotAlone() {
+        NodeShare s = NodeShare.of(PLAN, SIZING, LAYOUT, List.of("a", "c"), "b", false, true);
+        assertThat(s.units()).isTrue();
+        assertThat(s.alone()).isFalse();
+        assertThat(NodeShare.of(PLAN, SIZING, LAYOUT, List.of("a", "c"), "b", true, true).units()).isFalse();
     }
 }

@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import io.s3broadcast.BroadcastException;
 import io.s3broadcast.Strategy;
 import io.s3broadcast.spi.cluster.ClusterPlan;
+import io.s3broadcast.spi.cluster.RendezvousShares;
 import io.s3broadcast.spi.cluster.Shares;
 import io.s3broadcast.spi.cluster.WorkSizing;
 import io.s3broadcast.p2p.protocol.GiveWorkRequest;
@@ -439,6 +440,67 @@ class ShareFetcherTest {
         Bitfield b = new Bitfield(PIECES);
         b.setRange(first, end);
         return b;
+    }
+
+    /** A node alone in its view: the whole object in one-piece rendezvous units, sized for a node alone. */
+    private static final WorkSizing.Sizing ALONE = WorkSizing.computed(16).size(WorkSizing.Share.of(PIECES, PIECE, 1));
+
+    private static List<PieceRun> aloneShare() {
+        return RendezvousShares.share(PIECES, List.of("a"), "a");
+    }
+
+    @Test
+    void aNodeAloneInItsViewReadsThroughOneConnectionUntilItLearnsOfAMember() {
+        assertThat(ALONE.connections()).isGreaterThan(1);
+        ShareFetcher f = fetcher(Strategy.OVERLAP);
+        f.begin(aloneShare(), ALONE, new Bitfield(PIECES), true);
+        assertThat(f.readsAlone()).isTrue();
+        assertThat(s3.shape.connections()).isEqualTo(1);
+        assertThat(s3.shape.maxConnections()).isEqualTo(1);
+        assertThat(s3.shape.rangeBytes()).isEqualTo(ALONE.reads().rangeBytes());
+        List<PieceRun> first = s3.poll(f, 1);
+        assertThat(first).hasSize(1);
+
+        f.notAlone();
+        assertThat(f.readsAlone()).isFalse();
+        assertThat(s3.poll(f, 1)).as("the one-connection fetch ends after its read in flight").isEmpty();
+        assertThat(s3.reads).hasSize(1);
+        for (int p = first.get(0).first(); p < first.get(0).end(); p++) {
+            f.pieceStored(p, true);
+        }
+        s3.complete(time);
+        assertThat(s3.reads).containsExactly(new RangeReads(1, ALONE.reads().rangeBytes()), ALONE.reads());
+        assertThat(s3.queue).isSameAs(f.workList());
+        assertThat(s3.readAll(f)).isEqualTo(PIECES - first.get(0).count());
+    }
+
+    @Test
+    void aNodeAloneWidensItsReadsWhenTheGraceEndsWithNoMemberLearnt() {
+        ShareFetcher f = fetcher(Strategy.OVERLAP);
+        f.begin(aloneShare(), ALONE, new Bitfield(PIECES), true);
+        List<PieceRun> first = s3.poll(f, 1);
+        time.advance(Duration.ofMillis(ShareFetcher.ALONE_GRACE_MILLIS - 1));
+        assertThat(f.readsAlone()).isTrue();
+        List<PieceRun> second = s3.poll(f, 1);
+        assertThat(second).hasSize(1);
+        time.advance(Duration.ofMillis(1));
+        assertThat(f.readsAlone()).isFalse();
+        assertThat(s3.poll(f, 1)).isEmpty();
+        for (PieceRun r : List.of(first.get(0), second.get(0))) {
+            for (int p = r.first(); p < r.end(); p++) {
+                f.pieceStored(p, true);
+            }
+        }
+        s3.complete(time);
+        assertThat(s3.reads).hasSize(2).last().isEqualTo(ALONE.reads());
+    }
+
+    @Test
+    void aNodeThatIsNotAloneReadsWithItsSizedReadsFromTheStart() {
+        ShareFetcher f = fetcher(Strategy.OVERLAP);
+        f.begin(aloneShare(), ALONE, new Bitfield(PIECES), false);
+        assertThat(f.readsAlone()).isFalse();
+        assertThat(s3.reads).containsExactly(ALONE.reads());
     }
 
     /** The run as phase 1 sees it: peers that record what they are sent. */
