@@ -8,17 +8,12 @@ import io.s3broadcast.spi.cluster.WorkSizing;
 import io.s3broadcast.p2p.protocol.PeerMessage;
 import io.s3broadcast.p2p.protocol.WorksLeft;
 import io.s3broadcast.spi.Bitfield;
-import io.s3broadcast.spi.PieceQueue;
 import io.s3broadcast.spi.PieceRun;
-import io.s3broadcast.spi.RangeReads;
 import java.util.List;
 import java.util.Random;
 import java.util.Set;
 import java.util.concurrent.Executor;
 import java.util.concurrent.ScheduledExecutorService;
-import java.util.concurrent.ScheduledFuture;
-import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.function.IntPredicate;
 
 /**
@@ -48,18 +43,6 @@ final class ShareFetcher {
      * a node that gave up S3 and waits for pieces nobody fetches.
      */
     static final long S3_STALL_MILLIS = 20_000;
-
-    /**
-     * A node that begins alone in its view with rendezvous shares (no expected count, so others may be registering
-     * at the same moment, each alone in its own view) reads S3 through one connection until it learns of another
-     * member ({@link #notAlone()}) or this long passed (the registry's refresh window after a start,
-     * {@link RegistrySession#MAX_REFRESH}), then with its sized reads. What it started before it learned of the
-     * others is read twice when another member owns it: reading its heaviest units first
-     * ({@link io.s3broadcast.spi.cluster.RendezvousShares#share}), of the first k units it starts about
-     * {@code k^2 (N - 1) / (2 units)} belong to others, so starting them one at a time instead of over the sized
-     * count of connections (c) cuts that by about c^2 for the same wait.
-     */
-    static final long ALONE_GRACE_MILLIS = RegistrySession.MAX_REFRESH.toMillis();
 
     /** What phase 1 needs from the rest of the run. */
     interface Run {
@@ -96,15 +79,7 @@ final class ShareFetcher {
     private boolean closed;
     private final PhaseGate gate;
     private int advertisedWorks = -1;
-    private final ScheduledExecutorService timer;
-    /**
-     * True while this node, alone in its view, reads through one connection ({@link #ALONE_GRACE_MILLIS}); read by the
-     * S3 connections through {@link #aloneQueue}, which hands out nothing once it is false, so the one-connection
-     * fetch ends after its read in flight and the next one starts with the sized reads.
-     */
-    private final AtomicBoolean alone = new AtomicBoolean();
-    private final PieceQueue aloneQueue;
-    private ScheduledFuture<?> aloneEnd;
+    private final AloneStart aloneStart;
 
     ShareFetcher(String self, ClusterPlan plan, int pieceCount, Random random, Run run, ShareRead.Source source,
             Executor onLoop, ScheduledExecutorService timer, Ticker ticker) {
@@ -112,9 +87,8 @@ final class ShareFetcher {
         this.plan = plan;
         this.run = run;
         this.ticker = ticker;
-        this.timer = timer;
         this.workList = new WorkList(pieceCount, List.of());
-        this.aloneQueue = maxPieces -> alone.get() ? workList.poll(maxPieces) : null;
+        this.aloneStart = new AloneStart(workList, timer, this::pump);
         this.stealing = plan.scheduler(random);
         this.steals = new WorkStealing(self, plan, stealing, workList, pieceCount, run, timer, this::pump);
         this.handOff = new ShareHandOff(self, plan, workList, run, timer, ticker, () -> {
@@ -142,13 +116,12 @@ final class ShareFetcher {
     /**
      * As {@link #begin(List, WorkSizing.Sizing, Bitfield)}; {@code alone}: this node's share is rendezvous units and
      * it knows no other member yet, so it reads through one connection until it learns of one ({@link #notAlone()})
-     * or {@link #ALONE_GRACE_MILLIS} passed.
+     * or {@link AloneStart#GRACE_MILLIS} passed.
      */
     void begin(List<PieceRun> share, WorkSizing.Sizing sizing, Bitfield have, boolean alone) {
         this.sizing = sizing;
         if (alone && !share.isEmpty()) {
-            this.alone.set(true);
-            aloneEnd = timer.schedule(this::notAlone, ALONE_GRACE_MILLIS, TimeUnit.MILLISECONDS);
+            aloneStart.begin();
         }
         workList.append(share);
         for (int p = have.nextSet(0); p >= 0; p = have.nextSet(p + 1)) {
@@ -187,9 +160,8 @@ final class ShareFetcher {
         switch (step.action()) {
             case FETCH -> {
                 steals.waiting(false);
-                if (alone.get()) {
-                    RangeReads sized = sizing.reads();
-                    read.start(aloneQueue, new RangeReads(1, sized.rangeBytes()));
+                if (aloneStart.active()) {
+                    read.start(aloneStart.queue(), aloneStart.reads(sizing.reads()));
                 } else {
                     read.start(workList, sizing.reads());
                 }
@@ -211,21 +183,14 @@ final class ShareFetcher {
         read.progress();
     }
 
-    /**
-     * This node knows another member now (or the grace for a node alone passed): a one-connection fetch
-     * ({@link #ALONE_GRACE_MILLIS}) ends after its read in flight and the next fetch has the sized reads.
-     */
+    /** This node knows another member now: a node that began alone reads with its sized reads ({@link AloneStart}). */
     void notAlone() {
-        if (!alone.compareAndSet(true, false)) {
-            return;
-        }
-        aloneEnd.cancel(false);
-        pump();
+        aloneStart.end();
     }
 
     /** Whether this node reads through one connection because it knows no other member yet. */
     boolean readsAlone() {
-        return alone.get();
+        return aloneStart.active();
     }
 
     /** Whether this node gave up S3 and takes everything from peers. */
@@ -355,9 +320,7 @@ final class ShareFetcher {
     /** Stops: the fetch in flight is cancelled, nothing more is fetched or asked. */
     void close() {
         closed = true;
-        if (aloneEnd != null) {
-            aloneEnd.cancel(false);
-        }
+        aloneStart.close();
         steals.close();
         handOff.close();
         read.close();

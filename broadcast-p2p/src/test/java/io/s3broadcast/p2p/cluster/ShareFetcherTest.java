@@ -479,7 +479,7 @@ class ShareFetcherTest {
         ShareFetcher f = fetcher(Strategy.OVERLAP);
         f.begin(aloneShare(), ALONE, new Bitfield(PIECES), true);
         List<PieceRun> first = s3.poll(f, 1);
-        time.advance(Duration.ofMillis(ShareFetcher.ALONE_GRACE_MILLIS - 1));
+        time.advance(Duration.ofMillis(AloneStart.GRACE_MILLIS - 1));
         assertThat(f.readsAlone()).isTrue();
         List<PieceRun> second = s3.poll(f, 1);
         assertThat(second).hasSize(1);
