@@ -163,8 +163,10 @@ final class LocalCluster {
                     }
                     builder.registry(registry)
                             .listen(new InetSocketAddress(LOOPBACK, ports.get(i)))
-                            .advertisedHost(LOOPBACK)
-                            .expectNodes(churn.starters(n), options.expectTimeout());
+                            .advertisedHost(LOOPBACK);
+                    if (!options.tuning().noExpectNodes) {
+                        builder.expectNodes(churn.starters(n), options.expectTimeout());
+                    }
                 }
                 options.tuning().applyTo(builder);
                 broadcasts.add(builder.build());

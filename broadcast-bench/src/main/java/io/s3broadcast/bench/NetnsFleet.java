@@ -355,6 +355,9 @@ final class NetnsFleet implements FleetCommand.FleetLevel {
         if (t.overlayPeers != null) {
             a.addAll(List.of("--overlay-peers", String.valueOf(t.overlayPeers)));
         }
+        if (t.noExpectNodes) {
+            a.add("--no-expect-nodes");
+        }
         return a;
     }
 

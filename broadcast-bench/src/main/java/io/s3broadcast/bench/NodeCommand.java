@@ -237,7 +237,7 @@ public final class NodeCommand implements Callable<Integer> {
         if (group != null) {
             builder.groupName(group);
         }
-        if (expect != null) {
+        if (expect != null && !tuning.noExpectNodes) {
             builder.expectNodes(expect, expectTimeout);
         }
         tuning.applyTo(builder);

@@ -39,6 +39,12 @@ final class NodeTuning {
             description = "Peers each node keeps; a group of at most K + 1 nodes is a full mesh (default: Broadcast's, 16).")
     Integer overlayPeers;
 
+    @Option(names = "--no-expect-nodes", negatable = false,
+            description = "Nodes do not tell Broadcast how many they are (no expectNodes, as with Broadcast's defaults):"
+                    + " phase-1 shares by rendezvous hashing over the members each node sees, the default piece size."
+                    + " The nodes still start together.")
+    boolean noExpectNodes;
+
     /** Sets on {@code builder} what was given. */
     Broadcast.Builder applyTo(Broadcast.Builder builder) {
         if (pieceSize != null) {
@@ -75,6 +81,7 @@ final class NodeTuning {
         m.put("linger", linger != null ? linger.toString() : "default");
         m.put("httpClient", orDefault(httpClient));
         m.put("overlayPeers", orDefault(overlayPeers));
+        m.put("expectNodes", noExpectNodes ? "none" : "the fleet's size");
         return m;
     }
 
