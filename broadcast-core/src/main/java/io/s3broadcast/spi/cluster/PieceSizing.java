@@ -11,8 +11,11 @@ import io.s3broadcast.Strategy;
  * shorter tail per connection when a node uploads to many peers at once: a 64 MiB object in 1 MiB pieces is 64 of
  * them for 16 nodes, each crossing a connection of 1/16 of a 2.5 MB/s link in ~7 s. Measured in docs/results.md: on
  * the emulated fleet it wins where the nodes' CPU does not bind (N = 4 at 10 MB/s, N = 8 at 2.5 MB/s) and loses
- * where it does (N = 8 at 10 MB/s, eight node JVMs on two cores). A flat-tree fetch, or a cluster whose size is not known in advance ({@code expectNodes} 0), keeps {@link #DEFAULT}:
- * every node of a group must use the same piece size, so it may depend only on what every node is told alike.
+ * where it does (N = 8 at 10 MB/s, eight node JVMs on two cores). Every node of a group must use the same piece size,
+ * so it may depend only on what every node is told alike: a cluster whose size is not known in advance
+ * ({@code expectNodes} 0, Broadcast's default) is sized from the object alone, as for {@value #ASSUMED_NODES} nodes
+ * (measured on the fleet without {@code expectNodes}, N = 8 at 2.5 MB/s: 1 MiB pieces 1.41-1.55 T\*, docs/results.md
+ * session 20). A flat-tree fetch keeps {@link #DEFAULT}.
  */
 public final class PieceSizing {
 
@@ -22,6 +25,8 @@ public final class PieceSizing {
     public static final int MIN_COMPUTED = 256 << 10;
     /** Pieces a node's share should hold at least. */
     public static final int PIECES_PER_NODE = 32;
+    /** The cluster size assumed when it is not known in advance. */
+    public static final int ASSUMED_NODES = 8;
 
     private PieceSizing() {
     }
@@ -30,16 +35,17 @@ public final class PieceSizing {
      * @param configured the piece size set (builder, property or environment), or null
      * @param objectSize the object's size in bytes
      * @param strategy the fetch's strategy
-     * @param expectNodes the nodes the cluster expects (0: not known in advance)
+     * @param expectNodes the nodes the cluster expects (0: not known in advance, sized as for {@link #ASSUMED_NODES})
      */
     public static int of(Integer configured, long objectSize, Strategy strategy, int expectNodes) {
         if (configured != null) {
             return configured;
         }
-        if (!strategy.isCluster() || expectNodes <= 1) {
+        if (!strategy.isCluster() || expectNodes == 1) {
             return DEFAULT;
         }
-        long target = objectSize / ((long) expectNodes * PIECES_PER_NODE);
+        int nodes = expectNodes > 1 ? expectNodes : ASSUMED_NODES;
+        long target = objectSize / ((long) nodes * PIECES_PER_NODE);
         if (target >= DEFAULT) {
             return DEFAULT;
         }

@@ -5,7 +5,10 @@ import static org.assertj.core.api.Assertions.assertThat;
 import io.s3broadcast.Strategy;
 import org.junit.jupiter.api.Test;
 
-/** The piece size: configured wins; a cluster of known size gets about 32 pieces per node, 256 KiB to 1 MiB. */
+/**
+ * The piece size: configured wins; a cluster gets about 32 pieces per node (8 nodes when its size is not known), 256
+ * KiB to 1 MiB.
+ */
 class PieceSizingTest {
 
     private static final long MIB = 1 << 20;
@@ -25,10 +28,18 @@ class PieceSizingTest {
     }
 
     @Test
-    void theFlatTreeAndAClusterOfUnknownSizeKeepTheDefault() {
+    void theFlatTreeAndAClusterOfOneKeepTheDefault() {
         assertThat(PieceSizing.of(null, 64 * MIB, Strategy.FLAT_TREE, 8)).isEqualTo(PieceSizing.DEFAULT);
-        assertThat(PieceSizing.of(null, 64 * MIB, Strategy.OVERLAP, 0)).isEqualTo(PieceSizing.DEFAULT);
         assertThat(PieceSizing.of(null, 64 * MIB, Strategy.OVERLAP, 1)).isEqualTo(PieceSizing.DEFAULT);
+    }
+
+    @Test
+    void aClusterOfUnknownSizeIsSizedFromTheObjectAsForEightNodes() {
+        assertThat(PieceSizing.of(null, 64 * MIB, Strategy.OVERLAP, 0))
+                .isEqualTo(PieceSizing.of(null, 64 * MIB, Strategy.OVERLAP, PieceSizing.ASSUMED_NODES))
+                .isEqualTo(256 << 10);
+        assertThat(PieceSizing.of(null, 128 * MIB, Strategy.NON_STEAL, 0)).isEqualTo(512 << 10);
+        assertThat(PieceSizing.of(null, 10_000 * MIB, Strategy.OVERLAP, 0)).isEqualTo(PieceSizing.DEFAULT);
     }
 
     @Test
