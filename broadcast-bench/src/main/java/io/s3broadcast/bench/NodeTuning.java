@@ -13,7 +13,7 @@ import picocli.CommandLine.Option;
 final class NodeTuning {
 
     @Option(names = "--piece-size", paramLabel = "SIZE", converter = ByteSize.Converter.class,
-            description = "Bytes per piece, the unit of checksums and of peer exchange (default: Broadcast's, 1MiB).")
+            description = "Bytes per piece, the unit of checksums and of peer exchange (default: Broadcast's: 1MiB, or computed for a cluster, docs/configuration.md).")
     Long pieceSize;
 
     @Option(names = "--work-size", paramLabel = "PIECES",

@@ -10,7 +10,7 @@ import java.util.Objects;
  *
  * @param strategy the strategy every node runs
  * @param size object bytes
- * @param pieceSize bytes per piece (Broadcast's default 1 MiB)
+ * @param pieceSize bytes per piece ({@code simulate} sizes it as Broadcast does for a cluster of its nodes, {@code PieceSizing})
  * @param down each node's download capacity, bytes per second, 0 for unlimited
  * @param up each node's upload capacity, bytes per second, 0 for unlimited
  * @param profile how S3 answers (per-GET rate draw, first-byte latency, caps): the object the fleet's proxy uses
