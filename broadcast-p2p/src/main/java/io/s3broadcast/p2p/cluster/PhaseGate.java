@@ -8,7 +8,7 @@ import org.slf4j.LoggerFactory;
 /**
  * When phase 1 is over and phase 2 opens. Phase 1 is over as far as this node knows when its own part is done (its
  * list empty and not fetching, no work awaited: {@code ownDone}) and every member is connected and every peer last
- * reported an empty list ({@link ShareFetcher.Run#peersOutOfWork}); then phase 2 starts, and the {@link
+ * reported an empty list ({@link PhaseOneRun#peersOutOfWork}); then phase 2 starts, and the {@link
  * ClusterPlan} says whether requests to peers had to wait for that ({@link #phase2Allowed}). It also keeps when
  * this node's phase 1 ended, for the outcome. On the run's loop only.
  */
@@ -19,11 +19,11 @@ final class PhaseGate {
     private final String self;
     private final ClusterPlan plan;
     private final BooleanSupplier ownDone;
-    private final ShareFetcher.Run run;
+    private final PhaseOneRun run;
     private boolean phase2Started;
     private long phase1EndNanos = -1;
 
-    PhaseGate(String self, ClusterPlan plan, BooleanSupplier ownDone, ShareFetcher.Run run) {
+    PhaseGate(String self, ClusterPlan plan, BooleanSupplier ownDone, PhaseOneRun run) {
         this.self = self;
         this.plan = plan;
         this.ownDone = ownDone;

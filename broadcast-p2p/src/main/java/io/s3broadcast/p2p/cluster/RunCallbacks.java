@@ -10,7 +10,7 @@ import java.util.Set;
 
 /**
  * What the components {@link RunParts} makes ask of the run, as the callback interfaces they declare: the S3
- * fetch's listener, {@link ShareFetcher.Run}, {@link Disputes.Run} and {@link PieceReceiver.Run}. Each is a thin
+ * fetch's listener, {@link PhaseOneRun}, {@link Disputes.Run} and {@link PieceReceiver.Run}. Each is a thin
  * adapter onto the run and its other components (read when called, so they may be made before those are); the
  * rules stay in the components.
  */
@@ -51,8 +51,8 @@ final class RunCallbacks {
     }
 
     /** What phase 1 sees of the run: the connected peers, their work lists, and the phase-2 start. */
-    static ShareFetcher.Run phaseOne(NodeRun run, RunParts parts, Map<String, Peer> peers) {
-        return new ShareFetcher.Run() {
+    static PhaseOneRun phaseOne(NodeRun run, RunParts parts, Map<String, Peer> peers) {
+        return new PhaseOneRun() {
             @Override
             public Set<String> peers() {
                 return peers.keySet();

@@ -5,13 +5,11 @@ import io.s3broadcast.spi.cluster.ClusterPlan;
 import io.s3broadcast.spi.cluster.StealingScheduler;
 import io.s3broadcast.spi.cluster.WorkList;
 import io.s3broadcast.spi.cluster.WorkSizing;
-import io.s3broadcast.p2p.protocol.PeerMessage;
 import io.s3broadcast.p2p.protocol.WorksLeft;
 import io.s3broadcast.spi.Bitfield;
 import io.s3broadcast.spi.PieceRun;
 import java.util.List;
 import java.util.Random;
-import java.util.Set;
 import java.util.concurrent.Executor;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.function.IntPredicate;
@@ -44,30 +42,9 @@ final class ShareFetcher {
      */
     static final long S3_STALL_MILLIS = 20_000;
 
-    /** What phase 1 needs from the rest of the run. */
-    interface Run {
-        /** Ids of the connected peers. */
-        Set<String> peers();
-
-        /** Sends {@code msg} to {@code peer}; false when it is not connected. */
-        boolean send(String peer, PeerMessage msg);
-
-        /** Every member is connected and every peer last reported an empty work list. */
-        boolean peersOutOfWork();
-
-        /** Phase 2 may start: request pieces from peers. */
-        void phase2Starts();
-
-        /** Whether some connected peer is not done yet: it can still fetch pieces from S3. */
-        boolean peersFetching();
-
-        /** The S3 fetch failed and no peer can cover for it: the run fails. */
-        void failed(Throwable error);
-    }
-
     private final String self;
     private final ClusterPlan plan;
-    private final Run run;
+    private final PhaseOneRun run;
     private final Ticker ticker;
     private final WorkList workList;
     private final ShareRead read;
@@ -81,7 +58,7 @@ final class ShareFetcher {
     private int advertisedWorks = -1;
     private final AloneStart aloneStart;
 
-    ShareFetcher(String self, ClusterPlan plan, int pieceCount, Random random, Run run, ShareRead.Source source,
+    ShareFetcher(String self, ClusterPlan plan, int pieceCount, Random random, PhaseOneRun run, ShareRead.Source source,
             Executor onLoop, ScheduledExecutorService timer, Ticker ticker) {
         this.self = self;
         this.plan = plan;

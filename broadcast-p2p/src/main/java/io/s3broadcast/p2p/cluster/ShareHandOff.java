@@ -30,7 +30,7 @@ final class ShareHandOff {
     private final String self;
     private final ClusterPlan plan;
     private final WorkList workList;
-    private final ShareFetcher.Run run;
+    private final PhaseOneRun run;
     private final ScheduledExecutorService timer;
     private final Ticker ticker;
     /** Tells peers the works left and keeps phase 1 going: called when the list changed. */
@@ -46,7 +46,7 @@ final class ShareHandOff {
     /** Ticker nanos since which pieces nobody fetches were seen while S3 is given up; -1 when none. */
     private long strandedSince = -1;
 
-    ShareHandOff(String self, ClusterPlan plan, WorkList workList, ShareFetcher.Run run,
+    ShareHandOff(String self, ClusterPlan plan, WorkList workList, PhaseOneRun run,
             ScheduledExecutorService timer, Ticker ticker, Runnable changed, Runnable advertise) {
         this.self = self;
         this.plan = plan;

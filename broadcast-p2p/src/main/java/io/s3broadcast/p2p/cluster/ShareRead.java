@@ -29,7 +29,7 @@ final class ShareRead implements S3StallWatch.Fetch {
     private final Source source;
     private final WorkList workList;
     private final ShareHandOff handOff;
-    private final ShareFetcher.Run run;
+    private final PhaseOneRun run;
     private final Executor onLoop;
     private final S3StallWatch stall;
     /** Called on the loop when a fetch ended well: phase 1 goes on. */
@@ -37,7 +37,7 @@ final class ShareRead implements S3StallWatch.Fetch {
     private CompletableFuture<Void> fetch;
     private boolean closed;
 
-    ShareRead(Source source, WorkList workList, ShareHandOff handOff, ShareFetcher.Run run,
+    ShareRead(Source source, WorkList workList, ShareHandOff handOff, PhaseOneRun run,
             Executor onLoop, ScheduledExecutorService timer, Ticker ticker, Runnable ended) {
         this.source = source;
         this.workList = workList;

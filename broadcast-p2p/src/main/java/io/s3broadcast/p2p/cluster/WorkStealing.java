@@ -34,7 +34,7 @@ final class WorkStealing {
 
     private final String self;
     private final ClusterPlan plan;
-    private final ShareFetcher.Run run;
+    private final PhaseOneRun run;
     private final ScheduledExecutorService timer;
     private final WorkList workList;
     private final StealingScheduler stealing;
@@ -49,7 +49,7 @@ final class WorkStealing {
 
     /** @param changed told when works came or a request was given up: the fetch goes on, the count is advertised */
     WorkStealing(String self, ClusterPlan plan, StealingScheduler stealing, WorkList workList, int pieceCount,
-            ShareFetcher.Run run, ScheduledExecutorService timer, Runnable changed) {
+            PhaseOneRun run, ScheduledExecutorService timer, Runnable changed) {
         this.self = self;
         this.plan = plan;
         this.stealing = stealing;

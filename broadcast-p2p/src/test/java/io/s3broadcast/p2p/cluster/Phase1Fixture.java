@@ -19,7 +19,7 @@ final class Phase1Fixture {
     }
 
     static ShareFetcher fetcher(int pieces, Map<String, Peer> peers, ManualScheduler time) {
-        ShareFetcher.Run run = new ShareFetcher.Run() {
+        PhaseOneRun run = new PhaseOneRun() {
             @Override
             public Set<String> peers() {
                 return peers.keySet();

@@ -504,7 +504,7 @@ class ShareFetcherTest {
     }
 
     /** The run as phase 1 sees it: peers that record what they are sent. */
-    static final class FakeRun implements ShareFetcher.Run {
+    static final class FakeRun implements PhaseOneRun {
         final Set<String> peers = new TreeSet<>();
         final Map<String, List<PeerMessage>> sent = new TreeMap<>();
         final Map<String, Integer> peerWorks = new TreeMap<>();
