@@ -49,7 +49,8 @@ final class NodeJvm {
      * keeps only the node's table and JSON line) and reached after a fiftieth of the usual calls (so the first
      * pieces are not hashed in the interpreter while the compile waits), C1 compiling every other method later than
      * by default (tier-3 thresholds raised). Measured in docs/bench.md ("Node JVMs"). Without a directives file (the temporary directory is not
-     * writable) the flags are the earlier C1-only ones, where SHA-256 runs without its intrinsic.
+     * writable) the flags are the earlier C1-only ones, where SHA-256 runs without its intrinsic. Last, CRT's native
+     * library extracted once ({@link CrtNativeLibrary}) on the library path, so a node JVM does not extract it again.
      */
     static final List<String> FLAGS = flags();
 
@@ -75,6 +76,7 @@ final class NodeJvm {
             flags.addAll(List.of("-XX:TieredStopAtLevel=1", "-XX:CICompilerCount=1"));
         }
         flags.addAll(common);
+        flags.addAll(CrtNativeLibrary.flags(Path.of(System.getProperty("java.io.tmpdir"))));
         return List.copyOf(flags);
     }
 
