@@ -23,8 +23,9 @@ import java.util.function.IntSupplier;
  * interested peers plus one optimistic unchoke among the others, drawn again every {@code optimisticEvery}
  * intervals; with {@linkplain ChokePolicy#cooperative cooperative} it is every interested peer up to
  * {@code slots + 1}, the last slot optimistic when capped, and (given {@link Builder#piecesHeld}) at most
- * {@value #UNCHOKED_PER_PIECE} per piece this node holds. Either never unchokes an uninterested peer and
- * never flips one connection twice within {@code minFlipInterval}. The full rule is on {@code Choker}.
+ * {@value PiecesHeldCap#UNCHOKED_PER_PIECE} per piece this node holds ({@code PiecesHeldCap}). Either never
+ * unchokes an uninterested peer and never flips one connection twice within {@code minFlipInterval}. The full
+ * rule is on {@code Choker}.
  * Deterministic for a seeded {@link Random} and a fake ticker.
  */
 public final class ChokeScheduler {
@@ -59,20 +60,10 @@ public final class ChokeScheduler {
         }
     }
 
-    /**
-     * Cooperative: peers unchoked at most per piece this node holds. A node with a few pieces serves them to a few
-     * peers at a time at a few times the rate, and those forward them sooner than if it split its upload among
-     * every peer that wants them; a peer that got them loses interest and frees its slot at once. (The bench's
-     * simulator, 64 MiB in 1 MiB pieces, 16 peers: the slowest node 1.25 -> 1.20 T* at N = 100 and 1.46 -> 1.36
-     * T* at N = 1,000 for the fluid model alone, N = 4-16 no worse; docs/scale.md.)
-     */
-    public static final int UNCHOKED_PER_PIECE = 8;
-
     private final Ticker ticker;
     private final Duration interval;
     private final Duration rateWindow;
     private final ChokePolicy choker;
-    private final IntSupplier piecesHeld;
     private final Map<String, Peer> peers = new HashMap<>();
     private boolean seeding;
     private boolean decided;
@@ -85,9 +76,9 @@ public final class ChokeScheduler {
         long optimisticNanos = b.interval.toNanos() * b.optimisticEvery;
         this.choker = switch (b.policy) {
             case TIT_FOR_TAT -> ChokePolicy.titForTat(b.slots, optimisticNanos, b.minFlipInterval.toNanos(), b.random);
-            case COOPERATIVE -> ChokePolicy.cooperative(b.slots + 1, optimisticNanos, b.minFlipInterval.toNanos(), b.random);
+            case COOPERATIVE -> ChokePolicy.cooperative(b.slots + 1, optimisticNanos, b.minFlipInterval.toNanos(),
+                    b.random, b.piecesHeld == null ? Choker.NO_CAP : new PiecesHeldCap(b.piecesHeld));
         };
-        this.piecesHeld = b.policy == ChokePolicy.Kind.COOPERATIVE ? b.piecesHeld : null;
     }
 
     public static Builder builder() {
@@ -184,9 +175,6 @@ public final class ChokeScheduler {
     }
 
     private Decisions decide(long now) {
-        if (piecesHeld != null && choker instanceof Choker c) {
-            c.limit((int) Math.min(Integer.MAX_VALUE, (long) UNCHOKED_PER_PIECE * piecesHeld.getAsInt()));
-        }
         decided = true;
         lastDecision = now;
         Map<String, ChokePolicy.Candidate> view = new HashMap<>();
@@ -216,7 +204,7 @@ public final class ChokeScheduler {
 
         /**
          * How many pieces this node holds now (thread-safe): the cooperative policy then unchokes at most
-         * {@value #UNCHOKED_PER_PIECE} peers per piece held. Default none: no such bound.
+         * {@value PiecesHeldCap#UNCHOKED_PER_PIECE} peers per piece held. Default none: no such bound.
          */
         public Builder piecesHeld(IntSupplier piecesHeld) {
             this.piecesHeld = Objects.requireNonNull(piecesHeld, "piecesHeld");

@@ -54,10 +54,10 @@ class ChokeSchedulerTest {
             c.peerConnected(peer);
             c.interested(peer, true);
         }
-        assertThat(c.rechoke().unchoke()).hasSize(ChokeScheduler.UNCHOKED_PER_PIECE);
+        assertThat(c.rechoke().unchoke()).hasSize(PiecesHeldCap.UNCHOKED_PER_PIECE);
         // A second piece: room for every interested peer, the others are unchoked at once.
         held[0] = 2;
-        assertThat(c.rechoke().unchoke()).hasSize(12 - ChokeScheduler.UNCHOKED_PER_PIECE);
+        assertThat(c.rechoke().unchoke()).hasSize(12 - PiecesHeldCap.UNCHOKED_PER_PIECE);
         assertThat(peers).noneMatch(c::isChoking);
     }
 
