@@ -5,7 +5,6 @@ import io.s3broadcast.spi.cluster.ClusterPlan;
 import io.s3broadcast.spi.cluster.StealingScheduler;
 import io.s3broadcast.spi.cluster.WorkList;
 import io.s3broadcast.spi.cluster.WorkSizing;
-import io.s3broadcast.p2p.protocol.WorksLeft;
 import io.s3broadcast.spi.Bitfield;
 import io.s3broadcast.spi.PieceRun;
 import java.util.List;
@@ -55,7 +54,7 @@ final class ShareFetcher {
     private boolean begun;
     private boolean closed;
     private final PhaseGate gate;
-    private int advertisedWorks = -1;
+    private final WorksLeftAdvert advert;
     private final AloneStart aloneStart;
 
     ShareFetcher(String self, ClusterPlan plan, int pieceCount, Random random, PhaseOneRun run, ShareRead.Source source,
@@ -65,6 +64,7 @@ final class ShareFetcher {
         this.run = run;
         this.ticker = ticker;
         this.workList = new WorkList(pieceCount, List.of());
+        this.advert = new WorksLeftAdvert(workList, run);
         this.aloneStart = new AloneStart(workList, timer, this::pump);
         this.stealing = plan.scheduler(random);
         this.steals = new WorkStealing(self, plan, stealing, workList, pieceCount, run, timer, this::pump);
@@ -120,7 +120,7 @@ final class ShareFetcher {
 
     /** Works this node has left, the count it advertises. */
     int worksLeft() {
-        return workList.remaining().works();
+        return advert.worksLeft();
     }
 
     /** Keeps the S3 fetch going and steals when the own list runs dry. */
@@ -199,18 +199,10 @@ final class ShareFetcher {
         return handOff.leaving() && !read.inFlight() && workList.isEmpty();
     }
 
-    /** Tells peers how many works this node has left when it changed. */
+    /** Tells peers how many works this node has left when it changed, once phase 1 began ({@link WorksLeftAdvert}). */
     void advertiseWorks() {
-        if (!begun) {
-            return;
-        }
-        int n = workList.remaining().works();
-        if (n == advertisedWorks) {
-            return;
-        }
-        advertisedWorks = n;
-        for (String p : run.peers()) {
-            run.send(p, new WorksLeft(n));
+        if (begun) {
+            advert.advertise();
         }
     }
 
