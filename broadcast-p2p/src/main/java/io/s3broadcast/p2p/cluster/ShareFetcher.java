@@ -30,9 +30,6 @@ import java.util.function.IntPredicate;
  */
 final class ShareFetcher {
 
-    /** A {@code GIVE_WORK_REQUEST} unanswered for this long is given up ({@link WorkStealing}). */
-    static final long GIVE_WORK_TIMEOUT_MILLIS = WorkStealing.GIVE_WORK_TIMEOUT_MILLIS;
-
     /**
      * A cluster node whose S3 fetch has stored nothing for this long, with peers connected, gives up S3 and
      * leaves its share to them (twice the default {@code firstByteTimeout}: a blackholed S3 is noticed after two
@@ -41,9 +38,6 @@ final class ShareFetcher {
      */
     static final long S3_STALL_MILLIS = 20_000;
 
-    private final String self;
-    private final ClusterPlan plan;
-    private final PhaseOneRun run;
     private final Ticker ticker;
     private final WorkList workList;
     private final ShareRead read;
@@ -59,9 +53,6 @@ final class ShareFetcher {
 
     ShareFetcher(String self, ClusterPlan plan, int pieceCount, Random random, PhaseOneRun run, ShareRead.Source source,
             Executor onLoop, ScheduledExecutorService timer, Ticker ticker) {
-        this.self = self;
-        this.plan = plan;
-        this.run = run;
         this.ticker = ticker;
         this.workList = new WorkList(pieceCount, List.of());
         this.advert = new WorksLeftAdvert(workList, run);

@@ -17,7 +17,7 @@ import org.slf4j.LoggerFactory;
  * How a node that stops reading S3 hands its share to the cluster: S3 failed it ({@link ShareFetcher} says when),
  * or it leaves the run. Its unfinished works are re-cut into one-piece works when the plan gives works (so the
  * count it advertises rises and refused thieves ask again) and handed to thieves as usual; what no thief asked
- * for within {@link ShareFetcher#GIVE_WORK_TIMEOUT_MILLIS} (a leaving node: within its grace), and everything
+ * for within {@link WorkStealing#GIVE_WORK_TIMEOUT_MILLIS} (a leaving node: within its grace), and everything
  * with a plan that gives none, is released: dropped from the list, so that the peers' {@link OrphanRule} shares
  * it out. Orphans that then come back to this node are {@linkplain #stranded stranded}: it fails when no peer can
  * fetch them, or none did for {@link ShareFetcher#S3_STALL_MILLIS}. On the run's loop; timers on the injected
@@ -129,7 +129,7 @@ final class ShareHandOff {
 
     /** Releases to the orphan rule the works no thief asked for within the give-work timeout. */
     private void releaseUnasked() {
-        long timeout = TimeUnit.MILLISECONDS.toNanos(ShareFetcher.GIVE_WORK_TIMEOUT_MILLIS);
+        long timeout = TimeUnit.MILLISECONDS.toNanos(WorkStealing.GIVE_WORK_TIMEOUT_MILLIS);
         long wait = Math.max(1, timeout - (ticker.read() - lastAsked));
         timer.schedule(() -> {
             if (closed || workList.isEmpty()) {

@@ -143,7 +143,7 @@ class ShareFetcherTest {
         f.worksLeft("b", 4);
         f.begin(List.of(), SIZING, new Bitfield(PIECES));
         assertThat(run.sent("b")).filteredOn(m -> m instanceof GiveWorkRequest).hasSize(1);
-        time.advance(Duration.ofMillis(ShareFetcher.GIVE_WORK_TIMEOUT_MILLIS - 1));
+        time.advance(Duration.ofMillis(WorkStealing.GIVE_WORK_TIMEOUT_MILLIS - 1));
         assertThat(f.overEverywhere()).isFalse();
         time.advance(Duration.ofMillis(1));
         // Refused: not asked again until it advertises more.
@@ -257,7 +257,7 @@ class ShareFetcherTest {
     void worksNoThiefAsksForAreReleasedToTheOrphanRule() {
         ShareFetcher f = failedWithPeerB(Strategy.STEAL, "failed after 10 attempts");
         assertThat(f.worksLeft()).isEqualTo(8);
-        time.advance(Duration.ofMillis(ShareFetcher.GIVE_WORK_TIMEOUT_MILLIS - 1));
+        time.advance(Duration.ofMillis(WorkStealing.GIVE_WORK_TIMEOUT_MILLIS - 1));
         assertThat(f.worksLeft()).isEqualTo(8);
         time.advance(Duration.ofMillis(1));
         assertThat(f.worksLeft()).isZero();
