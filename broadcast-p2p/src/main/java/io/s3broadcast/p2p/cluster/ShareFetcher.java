@@ -19,8 +19,8 @@ import java.util.function.IntPredicate;
  * allows.
  *
  * <p><b>When S3 fails this node.</b> A cluster node's share can be read by its peers, so a node whose S3 reads
- * failed past their retries, or delivered no byte for {@link #S3_STALL_MILLIS} while it had peers ({@link
- * S3StallWatch}), does not fail the run: it <em>gives up S3</em> ({@link #lostS3()}) and its unfinished works go to
+ * failed past their retries, or delivered no byte for {@link S3StallWatch#STALL_MILLIS} while it had peers
+ * ({@link S3StallWatch}), does not fail the run: it <em>gives up S3</em> ({@link #lostS3()}) and its unfinished works go to
  * the cluster ({@link ShareHandOff}, which a node that leaves the run uses too); it never reads S3 again and takes
  * every piece it lacks from peers in phase 2. Errors that hold for every node (the object changed or is gone,
  * access denied, the destination unusable: a subclass of {@code BroadcastException}) and any failure on a node
@@ -29,14 +29,6 @@ import java.util.function.IntPredicate;
  * here is thread-safe on its own (the {@link WorkList} is, for the S3 connections that poll it).
  */
 final class ShareFetcher {
-
-    /**
-     * A cluster node whose S3 fetch has stored nothing for this long, with peers connected, gives up S3 and
-     * leaves its share to them (twice the default {@code firstByteTimeout}: a blackholed S3 is noticed after two
-     * attempts instead of ten); a node alone keeps the source's own patient retries. The same bound applies to
-     * a node that gave up S3 and waits for pieces nobody fetches.
-     */
-    static final long S3_STALL_MILLIS = 20_000;
 
     private final Ticker ticker;
     private final WorkList workList;

@@ -20,7 +20,7 @@ import org.slf4j.LoggerFactory;
  * for within {@link WorkStealing#GIVE_WORK_TIMEOUT_MILLIS} (a leaving node: within its grace), and everything
  * with a plan that gives none, is released: dropped from the list, so that the peers' {@link OrphanRule} shares
  * it out. Orphans that then come back to this node are {@linkplain #stranded stranded}: it fails when no peer can
- * fetch them, or none did for {@link ShareFetcher#S3_STALL_MILLIS}. On the run's loop; timers on the injected
+ * fetch them, or none did for {@link S3StallWatch#STALL_MILLIS}. On the run's loop; timers on the injected
  * {@code timer}, time from the injected ticker.
  */
 final class ShareHandOff {
@@ -158,7 +158,7 @@ final class ShareHandOff {
 
     /**
      * Orphans came to a node that gave up S3: pieces nobody holds or fetches. It fails when no peer can fetch
-     * them (every peer done or gone) or when nothing has arrived for {@link ShareFetcher#S3_STALL_MILLIS} since
+     * them (every peer done or gone) or when nothing has arrived for {@link S3StallWatch#STALL_MILLIS} since
      * they were first seen; else a peer's own orphan rule takes them.
      */
     void stranded(List<PieceRun> works) {
@@ -167,7 +167,7 @@ final class ShareHandOff {
             strandedSince = now;
         }
         boolean nobody = !run.peersFetching();
-        if (!nobody && now - strandedSince < TimeUnit.MILLISECONDS.toNanos(ShareFetcher.S3_STALL_MILLIS)) {
+        if (!nobody && now - strandedSince < TimeUnit.MILLISECONDS.toNanos(S3StallWatch.STALL_MILLIS)) {
             return;
         }
         int pieces = works.stream().mapToInt(PieceRun::count).sum();
