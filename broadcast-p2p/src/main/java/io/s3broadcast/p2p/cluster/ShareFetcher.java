@@ -120,11 +120,7 @@ final class ShareFetcher {
         switch (step.action()) {
             case FETCH -> {
                 steals.waiting(false);
-                if (aloneStart.active()) {
-                    read.start(aloneStart.queue(), aloneStart.reads(sizing.reads()));
-                } else {
-                    read.start(workList, sizing.reads());
-                }
+                aloneStart.start(read::start, sizing.reads());
             }
             case STEAL -> steals.steal(step.victim(), step.requestId());
             case WAIT -> steals.waiting(true);
