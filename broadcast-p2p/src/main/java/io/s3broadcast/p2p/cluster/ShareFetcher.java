@@ -227,13 +227,12 @@ final class ShareFetcher {
         steals.peerLeft(peer);
     }
 
-    /** Orphaned pieces this node is to fetch: appended, advertised and fetched. */
+    /**
+     * Orphaned pieces this node is to fetch: appended, advertised and fetched, unless it stopped reading S3
+     * ({@link ShareHandOff#refused}).
+     */
     void take(List<PieceRun> works) {
-        if (works.isEmpty() || handOff.leaving()) {
-            return;
-        }
-        if (handOff.lostS3() != null) {
-            handOff.stranded(works);
+        if (works.isEmpty() || handOff.refused(works)) {
             return;
         }
         workList.append(works);

@@ -157,11 +157,27 @@ final class ShareHandOff {
     }
 
     /**
+     * Whether this node, having stopped reading S3, does not take the {@code orphans} its orphan rule gives it: a
+     * leaving node drops them, one that S3 failed finds them {@linkplain #stranded stranded}. False while it reads
+     * S3 (it then fetches them).
+     */
+    boolean refused(List<PieceRun> orphans) {
+        if (leaving) {
+            return true;
+        }
+        if (lostS3 != null) {
+            stranded(orphans);
+            return true;
+        }
+        return false;
+    }
+
+    /**
      * Orphans came to a node that gave up S3: pieces nobody holds or fetches. It fails when no peer can fetch
      * them (every peer done or gone) or when nothing has arrived for {@link S3StallWatch#STALL_MILLIS} since
      * they were first seen; else a peer's own orphan rule takes them.
      */
-    void stranded(List<PieceRun> works) {
+    private void stranded(List<PieceRun> works) {
         long now = ticker.read();
         if (strandedSince < 0) {
             strandedSince = now;
