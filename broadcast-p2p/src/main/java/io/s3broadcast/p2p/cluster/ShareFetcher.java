@@ -116,20 +116,11 @@ final class ShareFetcher {
             checkPhase2Start();
             return;
         }
-        StealingScheduler.Step step = stealing.next(workList.remaining());
-        switch (step.action()) {
-            case FETCH -> {
-                steals.waiting(false);
-                aloneStart.start(read::start, sizing.reads());
-            }
-            case STEAL -> steals.steal(step.victim(), step.requestId());
-            case WAIT -> steals.waiting(true);
-            case DONE -> {
-                steals.waiting(false);
-                if (!read.inFlight() && workList.isEmpty()) {
-                    gate.ownPhase1Done(ticker.read());
-                }
-            }
+        StealingScheduler.Action next = steals.next(workList.remaining());
+        if (next == StealingScheduler.Action.FETCH) {
+            aloneStart.start(read::start, sizing.reads());
+        } else if (next == StealingScheduler.Action.DONE && !read.inFlight() && workList.isEmpty()) {
+            gate.ownPhase1Done(ticker.read());
         }
         checkPhase2Start();
     }
