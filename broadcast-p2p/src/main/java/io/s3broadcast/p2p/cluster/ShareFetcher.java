@@ -18,15 +18,15 @@ import java.util.function.IntPredicate;
  * list runs dry and gives works when asked (as its {@link ClusterPlan} says), and opens phase 2 when the plan
  * allows.
  *
- * <p><b>When S3 fails this node.</b> A cluster node's share can be read by its peers, so a node whose S3 reads
- * failed past their retries, or delivered no byte for {@link S3StallWatch#STALL_MILLIS} while it had peers
- * ({@link S3StallWatch}), does not fail the run: it <em>gives up S3</em> ({@link #lostS3()}) and its unfinished works go to
- * the cluster ({@link ShareHandOff}, which a node that leaves the run uses too); it never reads S3 again and takes
- * every piece it lacks from peers in phase 2. Errors that hold for every node (the object changed or is gone,
- * access denied, the destination unusable: a subclass of {@code BroadcastException}) and any failure on a node
- * without peers still fail the run at once. Every method runs on the run's loop: {@code onLoop} runs the fetch's
- * completion there and {@code timer} the timeouts (both the loop in a run, a manual scheduler in tests); nothing
- * here is thread-safe on its own (the {@link WorkList} is, for the S3 connections that poll it).
+ * <p><b>When S3 fails this node.</b> A cluster node's share can be read by its peers, so a node whose S3 reads failed
+ * past their retries, or delivered no byte for {@link S3StallWatch#STALL_MILLIS} while it had peers ({@link
+ * S3StallWatch}), does not fail the run: it <em>gives up S3</em> ({@link #lostS3()}) and its unfinished works go to the
+ * cluster ({@link ShareHandOff}, which a node that leaves the run uses too); it never reads S3 again and takes every
+ * piece it lacks from peers in phase 2. Errors that hold for every node (the object changed or is gone, access denied,
+ * the destination unusable: a subclass of {@code BroadcastException}) and any failure on a node without peers still
+ * fail the run at once. Every method runs on the run's loop: {@code onLoop} runs the fetch's completion there and
+ * {@code timer} the timeouts (both the loop in a run, a manual scheduler in tests); nothing here is thread-safe on its
+ * own (the {@link WorkList} is, for the S3 connections that poll it).
  */
 final class ShareFetcher {
 
@@ -34,7 +34,6 @@ final class ShareFetcher {
     private final WorkList workList;
     private final ShareRead read;
     private final ShareHandOff handOff;
-    private final StealingScheduler stealing;
     private final WorkStealing steals;
     private WorkSizing.Sizing sizing;
     private boolean begun;
@@ -49,8 +48,8 @@ final class ShareFetcher {
         this.workList = new WorkList(pieceCount, List.of());
         this.advert = new WorksLeftAdvert(workList, run);
         this.aloneStart = new AloneStart(workList, timer, this::pump);
-        this.stealing = plan.scheduler(random);
-        this.steals = new WorkStealing(self, plan, stealing, workList, pieceCount, run, timer, this::pump);
+        this.steals = new WorkStealing(self, plan, plan.scheduler(random), workList, pieceCount, run, timer,
+                this::pump);
         this.handOff = new ShareHandOff(self, plan, workList, run, timer, ticker, () -> {
             advertiseWorks();
             pump();
@@ -181,7 +180,7 @@ final class ShareFetcher {
         if (works > 0) {
             handOff.progress();
         }
-        stealing.worksLeft(peer, works);
+        steals.worksLeft(peer, works);
         pump();
     }
 

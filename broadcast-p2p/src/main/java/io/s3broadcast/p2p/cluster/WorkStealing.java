@@ -148,6 +148,11 @@ final class WorkStealing {
         }
     }
 
+    /** {@code peer} advertised {@code works} left: the victims the scheduler draws from. */
+    void worksLeft(String peer, int works) {
+        stealing.worksLeft(peer, works);
+    }
+
     /** {@code peer} is gone: it is no victim any more, and a request outstanding to it is abandoned. */
     void peerLeft(String peer) {
         stealing.peerLeft(peer);
