@@ -19,10 +19,10 @@ import java.util.Objects;
  *     ({@link SourcePieces#isPending}: queued or in flight in the {@link WorkList}). That last rule is the
  *     overlap rule: a piece in flight from S3 is not also fetched from a peer, and neither is one the S3
  *     fetch is yet to take. The {@link PieceSelector} orders candidates (rarest first).
- * <li><b>Faster peers for the rarest pieces.</b> Once rates are measured, a peer that delivers at less
- *     than half the rate of another peer asks first for the pieces no such faster peer holds, and only
- *     then (selector order again) for pieces a faster peer could send: the rare pieces the faster peers
- *     hold are left to them.
+ * <li><b>Faster peers for the rarest pieces</b> ({@code FasterPeersFirst}). Once rates are measured, a
+ *     peer that delivers at less than half the rate of another peer asks first for the pieces no such
+ *     faster peer holds, and only then (selector order again) for pieces a faster peer could send: the
+ *     rare pieces the faster peers hold are left to them.
  * <li><b>Pipelining.</b> At most {@link RequestDepth#depth} requests are outstanding to one peer, from
  *     the rate it delivered pieces at over the rate window (a {@linkplain RequestDepth#fixed fixed}
  *     {@code maxRequestsPerPeer} unless a depth policy is set), never more than
@@ -55,11 +55,11 @@ public final class RequestScheduler {
     private final int pieceCount;
     private final BitSet have;
     private final Availability availability;
-    private final PieceSelector selector;
     private final SourcePieces source;
     private final int maxRequestsPerPeer;
     private final RequestDepth depth;
     private final OutstandingRequests outstanding;
+    private final FasterPeersFirst fasterFirst;
     private final Endgame endgame;
 
     RequestScheduler(RequestSchedulerBuilder b) {
@@ -74,12 +74,12 @@ public final class RequestScheduler {
             }
         }
         this.availability = new Availability(pieceCount);
-        this.selector = b.selector;
         this.source = b.source;
         this.maxRequestsPerPeer = b.maxRequestsPerPeer;
         this.depth = b.depth != null ? b.depth : RequestDepth.fixed(b.maxRequestsPerPeer);
         this.outstanding = new OutstandingRequests(pieceCount, b.ticker, b.rateWindow);
-        this.endgame = new Endgame(pieceCount, have, outstanding, source, selector, availability);
+        this.fasterFirst = new FasterPeersFirst(pieceCount, outstanding, b.selector, availability);
+        this.endgame = new Endgame(pieceCount, have, outstanding, source, b.selector, availability);
     }
 
     /** A scheduler for an object of {@code pieceCount} pieces. */
@@ -134,7 +134,7 @@ public final class RequestScheduler {
                 candidates.clear(p);
             }
         }
-        int[] picked = selectLeavingFasterPeers(peer, candidates, budget);
+        int[] picked = fasterFirst.select(peer, candidates, budget);
         for (int p : picked) {
             outstanding.add(peer, p);
         }
@@ -147,33 +147,6 @@ public final class RequestScheduler {
             outstanding.add(peer, extra[i]);
             out[picked.length + i] = extra[i];
         }
-        return out;
-    }
-
-    /**
-     * Up to {@code limit} of {@code candidates} in selector order, except that when faster peers are known
-     * (at least {@value #FASTER} times {@code peer}'s measured rate) the pieces none of them holds come first.
-     */
-    private int[] selectLeavingFasterPeers(String peer, BitSet candidates, int limit) {
-        List<String> faster = outstanding.fasterThan(peer, FASTER);
-        if (faster.isEmpty()) {
-            return selector.select(candidates, availability::count, limit);
-        }
-        BitSet fasterHold = new BitSet(pieceCount);
-        for (String f : faster) {
-            fasterHold.or(availability.pieces(f));
-        }
-        BitSet onlyHere = (BitSet) candidates.clone();
-        onlyHere.andNot(fasterHold);
-        int[] first = selector.select(onlyHere, availability::count, limit);
-        if (first.length == limit) {
-            return first;
-        }
-        BitSet rest = (BitSet) candidates.clone();
-        rest.and(fasterHold);
-        int[] second = selector.select(rest, availability::count, limit - first.length);
-        int[] out = Arrays.copyOf(first, first.length + second.length);
-        System.arraycopy(second, 0, out, first.length, second.length);
         return out;
     }
 
