@@ -45,9 +45,9 @@
  * rate the peer delivered at (fixed, or adaptive: a queue time's worth), never more than
  * {@code maxRequestsPerPeer}; a peer at least twice as fast gets the pieces it holds first
  * ({@code FasterPeersFirst}). When every missing piece is in flight it enters endgame ({@code Endgame}): the
- * last pieces may be requested from several peers, and a stored piece yields the requests to cancel. {@link io.s3broadcast.spi.cluster.HaveBatcher} gathers
- * the pieces stored in one event-loop turn so each peer gets their {@code HAVE}s with one flush (the engine's
- * {@code PieceStored} announces through it).
+ * last pieces may be requested from several peers, and a stored piece yields the requests to cancel.
+ * {@link io.s3broadcast.spi.cluster.HaveBatcher} gathers the pieces stored in one event-loop turn so each peer
+ * gets their {@code HAVE}s with one flush (the engine's {@code PieceStored} announces through it).
  *
  * <p>{@link io.s3broadcast.spi.cluster.ChokeScheduler} (over a
  * {@link io.s3broadcast.spi.cluster.ChokePolicy}, the package-private {@code Choker} and
