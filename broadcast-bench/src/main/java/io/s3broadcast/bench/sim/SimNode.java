@@ -120,7 +120,7 @@ final class SimNode {
                 .ticker(events.ticker());
         rb.depth(RequestSchedulerBuilder.depthFor(config.maxRequestsPerPeer(), config.requestQueueTime()));
         this.requests = rb.build();
-        // As ChokeScheduler.Builder.configure(ClusterConfig) sets it.
+        // As ChokeSchedulerBuilder.configure(ClusterConfig) sets it.
         this.choke = ChokeScheduler.builder().ticker(events.ticker()).policy(config.chokePolicy())
                 .slots(config.unchokeSlots()).interval(config.chokeInterval()).minFlipInterval(config.chokeInterval())
                 .rateWindow(config.chokeInterval().multipliedBy(2))
@@ -384,7 +384,7 @@ final class SimNode {
         }
         advertiseWorks();
         markProgress();
-        // As the engine's HAVE batch: one more piece held may free an unchoke slot (ChokeScheduler.piecesHeld).
+        // As the engine's HAVE batch: one more piece held may free an unchoke slot (ChokeSchedulerBuilder.piecesHeld).
         rechokeIfSlotsFree();
         if (requests.isComplete()) {
             lastPiece = events.now();

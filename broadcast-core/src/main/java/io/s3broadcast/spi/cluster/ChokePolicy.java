@@ -4,6 +4,7 @@ import java.util.Comparator;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Random;
+import java.util.function.IntSupplier;
 
 /**
  * Whom this node uploads to in phase 2: given each connected peer's interest, rate and progress at a
@@ -52,7 +53,7 @@ public interface ChokePolicy {
      * plus one optimistic unchoke; an uninterested peer is choked.
      */
     static ChokePolicy titForTat(int slots, long optimisticNanos, long minFlipNanos, Random random) {
-        return new Choker(slots, ChokePolicy::byRate, false, optimisticNanos, minFlipNanos, random);
+        return new Choker(slots, ChokePolicy::byRate, false, optimisticNanos, minFlipNanos, random, Choker.NO_CAP);
     }
 
     /**
@@ -62,12 +63,21 @@ public interface ChokePolicy {
      * their unchoke while fewer than {@code maxUnchoked} are wanted.
      */
     static ChokePolicy cooperative(int maxUnchoked, long optimisticNanos, long minFlipNanos, Random random) {
+        return cooperative(maxUnchoked, optimisticNanos, minFlipNanos, random, Choker.NO_CAP);
+    }
+
+    /**
+     * As {@link #cooperative(int, long, long, Random)}, with at most {@code cap} peers unchoked at once, read at
+     * every decision (at least 1; {@link PiecesHeldCap}: a few per piece this node holds).
+     */
+    static ChokePolicy cooperative(int maxUnchoked, long optimisticNanos, long minFlipNanos, Random random,
+            IntSupplier cap) {
         if (maxUnchoked < 1) {
             throw new IllegalArgumentException("maxUnchoked must be >= 1, was " + maxUnchoked);
         }
         return new Choker(maxUnchoked - 1,
                 peers -> byRate(peers).thenComparingInt((String p) -> peers.get(p).pieces()), true,
-                optimisticNanos, minFlipNanos, random);
+                optimisticNanos, minFlipNanos, random, cap);
     }
 
     private static Comparator<String> byRate(Map<String, Candidate> peers) {

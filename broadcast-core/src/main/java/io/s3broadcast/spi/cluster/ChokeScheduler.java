@@ -1,14 +1,12 @@
 package io.s3broadcast.spi.cluster;
 
 import com.google.common.base.Ticker;
-import io.s3broadcast.spi.ClusterConfig;
 import java.time.Duration;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Random;
-import java.util.function.IntSupplier;
 
 /**
  * The choking algorithm of phase 2 for one node: the peer exchange feeds it connections, interest and
@@ -22,9 +20,11 @@ import java.util.function.IntSupplier;
  * {@linkplain ChokePolicy#titForTat tit-for-tat} (the builder's default) that is the {@code slots} fastest
  * interested peers plus one optimistic unchoke among the others, drawn again every {@code optimisticEvery}
  * intervals; with {@linkplain ChokePolicy#cooperative cooperative} it is every interested peer up to
- * {@code slots + 1}, the last slot optimistic when capped, and (given {@link Builder#piecesHeld}) at most
- * {@value #UNCHOKED_PER_PIECE} per piece this node holds. Either never unchokes an uninterested peer and
- * never flips one connection twice within {@code minFlipInterval}. The full rule is on {@code Choker}.
+ * {@code slots + 1}, the last slot optimistic when capped, and (given
+ * {@link ChokeSchedulerBuilder#piecesHeld}) at most {@value PiecesHeldCap#UNCHOKED_PER_PIECE} per piece this
+ * node holds ({@code PiecesHeldCap}). Either never unchokes an uninterested peer and never flips one
+ * connection twice within {@code minFlipInterval}. The full rule is on {@code Choker}; the
+ * {@link ChokeSchedulerBuilder} makes the policy from the settings.
  * Deterministic for a seeded {@link Random} and a fake ticker.
  */
 public final class ChokeScheduler {
@@ -59,39 +59,25 @@ public final class ChokeScheduler {
         }
     }
 
-    /**
-     * Cooperative: peers unchoked at most per piece this node holds. A node with a few pieces serves them to a few
-     * peers at a time at a few times the rate, and those forward them sooner than if it split its upload among
-     * every peer that wants them; a peer that got them loses interest and frees its slot at once. (The bench's
-     * simulator, 64 MiB in 1 MiB pieces, 16 peers: the slowest node 1.25 -> 1.20 T* at N = 100 and 1.46 -> 1.36
-     * T* at N = 1,000 for the fluid model alone, N = 4-16 no worse; docs/scale.md.)
-     */
-    public static final int UNCHOKED_PER_PIECE = 8;
-
     private final Ticker ticker;
     private final Duration interval;
     private final Duration rateWindow;
     private final ChokePolicy choker;
-    private final IntSupplier piecesHeld;
     private final Map<String, Peer> peers = new HashMap<>();
     private boolean seeding;
     private boolean decided;
     private long lastDecision;
 
-    private ChokeScheduler(Builder b) {
-        this.ticker = b.ticker;
-        this.interval = b.interval;
-        this.rateWindow = b.rateWindow;
-        long optimisticNanos = b.interval.toNanos() * b.optimisticEvery;
-        this.choker = switch (b.policy) {
-            case TIT_FOR_TAT -> ChokePolicy.titForTat(b.slots, optimisticNanos, b.minFlipInterval.toNanos(), b.random);
-            case COOPERATIVE -> ChokePolicy.cooperative(b.slots + 1, optimisticNanos, b.minFlipInterval.toNanos(), b.random);
-        };
-        this.piecesHeld = b.policy == ChokePolicy.Kind.COOPERATIVE ? b.piecesHeld : null;
+    /** Asks {@code choker} every {@code interval}; peers' rates metered over {@code rateWindow} on {@code ticker}. */
+    ChokeScheduler(Ticker ticker, Duration interval, Duration rateWindow, ChokePolicy choker) {
+        this.ticker = ticker;
+        this.interval = interval;
+        this.rateWindow = rateWindow;
+        this.choker = choker;
     }
 
-    public static Builder builder() {
-        return new Builder();
+    public static ChokeSchedulerBuilder builder() {
+        return new ChokeSchedulerBuilder();
     }
 
     /** How often {@link #tick()} is to be called. */
@@ -184,9 +170,6 @@ public final class ChokeScheduler {
     }
 
     private Decisions decide(long now) {
-        if (piecesHeld != null && choker instanceof Choker c) {
-            c.limit((int) Math.min(Integer.MAX_VALUE, (long) UNCHOKED_PER_PIECE * piecesHeld.getAsInt()));
-        }
         decided = true;
         lastDecision = now;
         Map<String, ChokePolicy.Candidate> view = new HashMap<>();
@@ -196,119 +179,5 @@ public final class ChokeScheduler {
                     p.pieces));
         }
         return choker.decide(now, view);
-    }
-
-    /** Builds a {@link ChokeScheduler}; defaults are BitTorrent's. */
-    public static final class Builder {
-
-        private ChokePolicy.Kind policy = ChokePolicy.Kind.TIT_FOR_TAT;
-        private Ticker ticker = Ticker.systemTicker();
-        private Random random = new Random();
-        private int slots = 4;
-        private Duration interval = Duration.ofSeconds(10);
-        private int optimisticEvery = 3;
-        private Duration minFlipInterval = Duration.ofSeconds(10);
-        private Duration rateWindow = Duration.ofSeconds(20);
-        private IntSupplier piecesHeld;
-
-        private Builder() {
-        }
-
-        /**
-         * How many pieces this node holds now (thread-safe): the cooperative policy then unchokes at most
-         * {@value #UNCHOKED_PER_PIECE} peers per piece held. Default none: no such bound.
-         */
-        public Builder piecesHeld(IntSupplier piecesHeld) {
-            this.piecesHeld = Objects.requireNonNull(piecesHeld, "piecesHeld");
-            return this;
-        }
-
-        /** The clock. Default the system ticker. */
-        public Builder ticker(Ticker ticker) {
-            this.ticker = Objects.requireNonNull(ticker, "ticker");
-            return this;
-        }
-
-        /** Draws optimistic unchokes; seed it for reproducible decisions. Default unseeded. */
-        public Builder random(Random random) {
-            this.random = Objects.requireNonNull(random, "random");
-            return this;
-        }
-
-        /**
-         * The settings of {@code config}: its ticker, choke policy and slots, its {@code chokeInterval} as the
-         * interval and the least time between flips, and twice it as the rate window.
-         */
-        public Builder configure(ClusterConfig config) {
-            return ticker(config.ticker()).policy(config.chokePolicy()).slots(config.unchokeSlots())
-                    .interval(config.chokeInterval()).minFlipInterval(config.chokeInterval())
-                    .rateWindow(config.chokeInterval().multipliedBy(2));
-        }
-
-        /** The policy. Default {@link ChokePolicy.Kind#TIT_FOR_TAT}. */
-        public Builder policy(ChokePolicy.Kind policy) {
-            this.policy = Objects.requireNonNull(policy, "policy");
-            return this;
-        }
-
-        /** The policy by name ({@code cooperative} or {@code tit-for-tat}), as {@link ChokePolicy.Kind#parse}. */
-        public Builder policy(String policy) {
-            return policy(ChokePolicy.Kind.parse(Objects.requireNonNull(policy, "policy")));
-        }
-
-        /**
-         * Regular unchoke slots, k: tit-for-tat unchokes k peers plus an optimistic one; cooperative unchokes
-         * up to k + 1 interested peers (the last optimistic when more want to be). Default 4.
-         */
-        public Builder slots(int slots) {
-            if (slots < 0) {
-                throw new IllegalArgumentException("slots must be >= 0, was " + slots);
-            }
-            this.slots = slots;
-            return this;
-        }
-
-        /** Time between decisions. Default 10 s. */
-        public Builder interval(Duration interval) {
-            this.interval = positive(interval, "interval");
-            return this;
-        }
-
-        /** Decisions between draws of the optimistic unchoke. Default 3. */
-        public Builder optimisticEvery(int intervals) {
-            if (intervals <= 0) {
-                throw new IllegalArgumentException("optimisticEvery must be > 0, was " + intervals);
-            }
-            this.optimisticEvery = intervals;
-            return this;
-        }
-
-        /** Least time between two flips (choke/unchoke) of one connection. Default 10 s. */
-        public Builder minFlipInterval(Duration minFlipInterval) {
-            Objects.requireNonNull(minFlipInterval, "minFlipInterval");
-            if (minFlipInterval.isNegative()) {
-                throw new IllegalArgumentException("minFlipInterval must be >= 0, was " + minFlipInterval);
-            }
-            this.minFlipInterval = minFlipInterval;
-            return this;
-        }
-
-        /** Window of the rate meters. Default 20 s. */
-        public Builder rateWindow(Duration rateWindow) {
-            this.rateWindow = positive(rateWindow, "rateWindow");
-            return this;
-        }
-
-        public ChokeScheduler build() {
-            return new ChokeScheduler(this);
-        }
-
-        private static Duration positive(Duration d, String name) {
-            Objects.requireNonNull(d, name);
-            if (d.isZero() || d.isNegative()) {
-                throw new IllegalArgumentException(name + " must be > 0, was " + d);
-            }
-            return d;
-        }
     }
 }

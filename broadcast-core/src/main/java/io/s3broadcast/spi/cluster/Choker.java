@@ -5,10 +5,12 @@ import java.util.Comparator;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
 import java.util.Random;
 import java.util.Set;
 import java.util.TreeMap;
 import java.util.function.Function;
+import java.util.function.IntSupplier;
 
 /**
  * The mechanism behind both {@link ChokePolicy} implementations, bt-style, without clocks or meters of its
@@ -30,9 +32,14 @@ import java.util.function.Function;
  *     {@code minFlipNanos}: a flip that comes too soon waits for a later decision, so the unchoked set
  *     may briefly hold a peer it no longer wants.
  * </ol>
- * New connections start choked and may flip at once.
+ * New connections start choked and may flip at once. A {@code cap} (the cooperative policy's
+ * {@link PiecesHeldCap}) bounds the peers wanted at each decision: fewer regular slots, and no idle keep beyond it;
+ * peers unchoked already are choked as their minimum flip interval allows.
  */
 final class Choker implements ChokePolicy {
+
+    /** No cap on the peers unchoked at once beyond the slots. */
+    static final IntSupplier NO_CAP = () -> Integer.MAX_VALUE;
 
     private static final class Connection {
         boolean choked = true;
@@ -46,19 +53,20 @@ final class Choker implements ChokePolicy {
     private final long optimisticNanos;
     private final long minFlipNanos;
     private final Random random;
+    /** The most peers unchoked at once (the optimistic one included), read at each decision; at least 1 is used. */
+    private final IntSupplier cap;
     private final Map<String, Connection> connections = new TreeMap<>();
     private String optimistic;
     private long optimisticSince;
-    /** The most peers unchoked at once (the optimistic one included) for the next decisions; see {@link #limit}. */
-    private int limit = Integer.MAX_VALUE;
 
     /**
      * @param ranking for the candidates of one decision, the order of regular unchokes, best first (peer
      *     id breaks ties)
      * @param keepIdle whether unchoked peers that lost interest stay unchoked while there is room
+     * @param cap the most peers wanted at a decision, read at each ({@link #NO_CAP}: none)
      */
     Choker(int slots, Function<Map<String, Candidate>, Comparator<String>> ranking, boolean keepIdle,
-            long optimisticNanos, long minFlipNanos, Random random) {
+            long optimisticNanos, long minFlipNanos, Random random, IntSupplier cap) {
         if (slots < 0) {
             throw new IllegalArgumentException("slots must be >= 0, was " + slots);
         }
@@ -68,19 +76,12 @@ final class Choker implements ChokePolicy {
         this.optimisticNanos = optimisticNanos;
         this.minFlipNanos = minFlipNanos;
         this.random = random;
-    }
-
-    /**
-     * At most {@code maxUnchoked} peers wanted from the next decision on (at least 1): fewer regular slots, and no
-     * idle keep beyond it. Peers unchoked already are choked as their minimum flip interval allows.
-     */
-    void limit(int maxUnchoked) {
-        this.limit = Math.max(1, maxUnchoked);
+        this.cap = Objects.requireNonNull(cap, "cap");
     }
 
     @Override
     public ChokeScheduler.Decisions decide(long now, Map<String, Candidate> peers) {
-        int slots = Math.min(this.slots, limit - 1);
+        int slots = Math.min(this.slots, Math.max(1, cap.getAsInt()) - 1);
         connections.keySet().retainAll(peers.keySet());
         for (String peer : peers.keySet()) {
             connections.computeIfAbsent(peer, k -> new Connection());

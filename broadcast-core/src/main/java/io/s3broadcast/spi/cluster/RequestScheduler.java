@@ -3,7 +3,6 @@ package io.s3broadcast.spi.cluster;
 import io.s3broadcast.spi.Bitfield;
 import java.util.Arrays;
 import java.util.BitSet;
-import java.util.Comparator;
 import java.util.List;
 import java.util.Objects;
 
@@ -20,24 +19,22 @@ import java.util.Objects;
  *     ({@link SourcePieces#isPending}: queued or in flight in the {@link WorkList}). That last rule is the
  *     overlap rule: a piece in flight from S3 is not also fetched from a peer, and neither is one the S3
  *     fetch is yet to take. The {@link PieceSelector} orders candidates (rarest first).
- * <li><b>Faster peers for the rarest pieces.</b> Once rates are measured, a peer that delivers at less
- *     than half the rate of another peer asks first for the pieces no such faster peer holds, and only
- *     then (selector order again) for pieces a faster peer could send: the rare pieces the faster peers
- *     hold are left to them.
+ * <li><b>Faster peers for the rarest pieces</b> ({@code FasterPeersFirst}). Once rates are measured, a
+ *     peer that delivers at less than half the rate of another peer asks first for the pieces no such
+ *     faster peer holds, and only then (selector order again) for pieces a faster peer could send: the
+ *     rare pieces the faster peers hold are left to them.
  * <li><b>Pipelining.</b> At most {@link RequestDepth#depth} requests are outstanding to one peer, from
  *     the rate it delivered pieces at over the rate window (a {@linkplain RequestDepth#fixed fixed}
  *     {@code maxRequestsPerPeer} unless a depth policy is set), never more than
  *     {@code maxRequestsPerPeer}; {@link #nextRequests} returns only what fits in that budget. A request
  *     stays outstanding until the piece is stored, the peer rejects it or sends bad data
  *     ({@link #requestFailed}), the peer leaves, or it is cancelled.
- * <li><b>Endgame.</b> Endgame holds when at least one piece is missing and every missing piece is in
- *     flight: requested from some peer or taken by the S3 fetch ({@link SourcePieces#isInFlight}). Then,
- *     once a peer's budget has room after ordinary candidates, duplicate requests are allowed: any missing
- *     piece the peer holds and was not yet asked for, unless a peer it is asked of was measured at more than
- *     1 / {@value #FASTER} of this peer's rate (on links alike a duplicate gains nothing: it only takes its
- *     share of the download from the request it doubles); fewest outstanding requests first, then the piece
- *     whose fastest requester delivers slowest (an unmeasured one counts as slowest), then in selector
- *     order. When a piece is stored, {@link #pieceStored} returns every other request for it, to cancel.
+ * <li><b>Endgame</b> ({@code Endgame}). When at least one piece is missing and every missing piece is in
+ *     flight, from a peer or from S3 ({@link SourcePieces#isInFlight}), a peer's budget left after ordinary
+ *     candidates goes to duplicate requests: missing pieces it holds and was not yet asked for, unless a peer
+ *     they are asked of was measured at more than 1 / {@value #FASTER} of its rate; fewest outstanding
+ *     requests first, then the piece whose fastest requester delivers slowest. When a piece is stored,
+ *     {@link #pieceStored} returns every other request for it, to cancel.
  * </ul>
  *
  * <p>The caller asks {@link #nextRequests} only for peers that unchoke this node, and feeds every
@@ -49,17 +46,21 @@ public final class RequestScheduler {
     public record PeerRequest(String peer, int piece) {
     }
 
-    /** Ahead of another peer by this factor, a peer is left the rare pieces only it and its like hold. */
-    private static final double FASTER = 2;
+    /**
+     * Ahead of another peer by this factor, a peer is left the rare pieces only it and its like hold, and may
+     * duplicate in endgame what that slower peer was asked for.
+     */
+    static final double FASTER = 2;
 
     private final int pieceCount;
     private final BitSet have;
     private final Availability availability;
-    private final PieceSelector selector;
     private final SourcePieces source;
     private final int maxRequestsPerPeer;
     private final RequestDepth depth;
     private final OutstandingRequests outstanding;
+    private final FasterPeersFirst fasterFirst;
+    private final Endgame endgame;
 
     RequestScheduler(RequestSchedulerBuilder b) {
         this.pieceCount = b.pieceCount;
@@ -73,11 +74,12 @@ public final class RequestScheduler {
             }
         }
         this.availability = new Availability(pieceCount);
-        this.selector = b.selector;
         this.source = b.source;
         this.maxRequestsPerPeer = b.maxRequestsPerPeer;
         this.depth = b.depth != null ? b.depth : RequestDepth.fixed(b.maxRequestsPerPeer);
         this.outstanding = new OutstandingRequests(pieceCount, b.ticker, b.rateWindow);
+        this.fasterFirst = new FasterPeersFirst(pieceCount, outstanding, b.selector, availability);
+        this.endgame = new Endgame(pieceCount, have, outstanding, source, b.selector, availability);
     }
 
     /** A scheduler for an object of {@code pieceCount} pieces. */
@@ -132,89 +134,19 @@ public final class RequestScheduler {
                 candidates.clear(p);
             }
         }
-        int[] picked = selectLeavingFasterPeers(peer, candidates, budget);
+        int[] picked = fasterFirst.select(peer, candidates, budget);
         for (int p : picked) {
             outstanding.add(peer, p);
         }
-        if (picked.length == budget || !isEndgame()) {
+        if (picked.length == budget || !endgame.holds()) {
             return picked;
         }
-        BitSet duplicates = (BitSet) peerPieces.clone();
-        duplicates.andNot(have);
-        duplicates.andNot(mine);
-        double[] requesterRate = outstanding.fastestRequester(duplicates);
-        keepWhereFaster(peer, duplicates, requesterRate);
-        int[] extra = endgameOrder(duplicates, requesterRate, budget - picked.length);
+        int[] extra = endgame.duplicates(peer, peerPieces, budget - picked.length);
         int[] out = Arrays.copyOf(picked, picked.length + extra.length);
         for (int i = 0; i < extra.length; i++) {
             outstanding.add(peer, extra[i]);
             out[picked.length + i] = extra[i];
         }
-        return out;
-    }
-
-    /**
-     * Drops from {@code duplicates} the pieces asked of a measured peer that {@code peer} is not at least
-     * {@value #FASTER} times as fast as: on links alike a duplicate only takes its share of this node's download
-     * from the request it doubles (the bench's simulator: 0.28 S of duplicates per node and 1.51 instead of 1.25
-     * T* at N = 100), while a piece asked of a slow peer, or of peers that delivered nothing yet, is still asked
-     * again. {@code requesterRate}: each piece's fastest requester's rate
-     * ({@code OutstandingRequests#fastestRequester}).
-     */
-    private void keepWhereFaster(String peer, BitSet duplicates, double[] requesterRate) {
-        double rate = outstanding.measured(peer) ? outstanding.rate(peer) : 0;
-        for (int p = duplicates.nextSetBit(0); p >= 0; p = duplicates.nextSetBit(p + 1)) {
-            if (requesterRate[p] > 0 && rate < FASTER * requesterRate[p]) {
-                duplicates.clear(p);
-            }
-        }
-    }
-
-    /**
-     * Up to {@code limit} of {@code duplicates} to ask for again in endgame: fewest outstanding requests first,
-     * then the piece whose fastest requester is slowest (the one likely to arrive last, {@code holderRate}), then
-     * selector order.
-     */
-    private int[] endgameOrder(BitSet duplicates, double[] holderRate, int limit) {
-        int[] order = selector.select(duplicates, availability::count, duplicates.cardinality());
-        Integer[] idx = new Integer[order.length];
-        for (int i = 0; i < order.length; i++) {
-            idx[i] = i;
-        }
-        Arrays.sort(idx, Comparator.<Integer>comparingInt(i -> outstanding.count(order[i]))
-                .thenComparingDouble(i -> holderRate[order[i]])
-                .thenComparingInt(i -> i));
-        int[] out = new int[Math.min(limit, idx.length)];
-        for (int i = 0; i < out.length; i++) {
-            out[i] = order[idx[i]];
-        }
-        return out;
-    }
-
-    /**
-     * Up to {@code limit} of {@code candidates} in selector order, except that when faster peers are known
-     * (at least {@value #FASTER} times {@code peer}'s measured rate) the pieces none of them holds come first.
-     */
-    private int[] selectLeavingFasterPeers(String peer, BitSet candidates, int limit) {
-        List<String> faster = outstanding.fasterThan(peer, FASTER);
-        if (faster.isEmpty()) {
-            return selector.select(candidates, availability::count, limit);
-        }
-        BitSet fasterHold = new BitSet(pieceCount);
-        for (String f : faster) {
-            fasterHold.or(availability.pieces(f));
-        }
-        BitSet onlyHere = (BitSet) candidates.clone();
-        onlyHere.andNot(fasterHold);
-        int[] first = selector.select(onlyHere, availability::count, limit);
-        if (first.length == limit) {
-            return first;
-        }
-        BitSet rest = (BitSet) candidates.clone();
-        rest.and(fasterHold);
-        int[] second = selector.select(rest, availability::count, limit - first.length);
-        int[] out = Arrays.copyOf(first, first.length + second.length);
-        System.arraycopy(second, 0, out, first.length, second.length);
         return out;
     }
 
@@ -246,16 +178,7 @@ public final class RequestScheduler {
 
     /** At least one piece is missing and every missing piece is in flight, from a peer or from S3. */
     public synchronized boolean isEndgame() {
-        int p = have.nextClearBit(0);
-        if (p >= pieceCount) {
-            return false;
-        }
-        for (; p < pieceCount; p = have.nextClearBit(p + 1)) {
-            if (outstanding.count(p) == 0 && !source.isInFlight(p)) {
-                return false;
-            }
-        }
-        return true;
+        return endgame.holds();
     }
 
     /**

@@ -43,25 +43,29 @@
  * ({@code rarest()}, or {@code randomizedRarest(random)} with a random start among equally rare pieces),
  * as many outstanding per peer as its {@link io.s3broadcast.spi.cluster.RequestDepth} gives for the
  * rate the peer delivered at (fixed, or adaptive: a queue time's worth), never more than
- * {@code maxRequestsPerPeer}; a peer at least twice as fast gets the pieces it holds first. When every
- * missing piece is in flight it enters endgame: the last pieces may be requested from several peers, and a
- * stored piece yields the requests to cancel. {@link io.s3broadcast.spi.cluster.HaveBatcher} gathers
- * the pieces stored in one event-loop turn so each peer gets their {@code HAVE}s with one flush (the engine's
- * {@code PieceStored} announces through it).
+ * {@code maxRequestsPerPeer}; a peer at least twice as fast gets the pieces it holds first
+ * ({@code FasterPeersFirst}). When every missing piece is in flight it enters endgame ({@code Endgame}): the
+ * last pieces may be requested from several peers, and a stored piece yields the requests to cancel.
+ * {@link io.s3broadcast.spi.cluster.HaveBatcher} gathers the pieces stored in one event-loop turn so each peer
+ * gets their {@code HAVE}s with one flush (the engine's {@code PieceStored} announces through it).
  *
  * <p>{@link io.s3broadcast.spi.cluster.ChokeScheduler} (over a
  * {@link io.s3broadcast.spi.cluster.ChokePolicy}, the package-private {@code Choker} and
- * {@code RateMeter}) decides every interval whom to unchoke. Tit-for-tat: the {@code k} interested peers
- * with the highest download rate over a sliding window (upload rate once seeding), plus one optimistic
- * unchoke drawn again every few intervals. Cooperative: every interested peer up to {@code k + 1}, ranked
- * by rate then fewest pieces when capped, one slot optimistic. Neither unchokes an uninterested peer, and
- * neither flips one connection twice within the minimum flip interval.
+ * {@code RateMeter}; built by {@link io.s3broadcast.spi.cluster.ChokeSchedulerBuilder}) decides every
+ * interval whom to unchoke. Tit-for-tat: the {@code k} interested peers with the highest download rate
+ * over a sliding window (upload rate once seeding), plus one optimistic unchoke drawn again every few
+ * intervals. Cooperative: every interested peer up to {@code k + 1}, ranked by rate then fewest pieces
+ * when capped, one slot optimistic, and at most 8 per piece this node holds ({@code PiecesHeldCap}).
+ * Neither unchokes an uninterested peer, and neither flips one connection twice within the minimum flip
+ * interval.
  *
  * <h2>Threads</h2>
  *
  * <p>Public classes are thread-safe (synchronized; the work list is polled by every S3 connection). The
  * only lock order is {@code RequestScheduler} then {@code WorkList}; nothing here calls out to the caller.
- * Package-private helpers ({@code Availability}, {@code Choker}, {@code RateMeter}, {@code Work}, {@code Works},
- * {@code WorkGiving}) are guarded by their owners.
+ * Package-private helpers ({@code Availability}, {@code Choker}, {@code Endgame}, {@code FasterPeersFirst},
+ * {@code OutstandingRequests}, {@code RateMeter}, {@code Work}, {@code Works}, {@code WorkGiving}) are guarded by
+ * their owners;
+ * {@code PiecesHeldCap} reads a count the caller keeps thread-safe.
  */
 package io.s3broadcast.spi.cluster;

@@ -18,7 +18,7 @@ class ChokeSchedulerTest {
 
     private final FakeTicker ticker = new FakeTicker();
 
-    private ChokeScheduler.Builder builder(long seed) {
+    private ChokeSchedulerBuilder builder(long seed) {
         return ChokeScheduler.builder().ticker(ticker).random(new Random(seed)).interval(INTERVAL)
                 .minFlipInterval(Duration.ofSeconds(10)).rateWindow(Duration.ofSeconds(20));
     }
@@ -40,35 +40,6 @@ class ChokeSchedulerTest {
         assertThat(d.choke()).isEmpty();
         assertThat(c.isChoking("b")).isFalse();
         assertThat(c.isChoking(optimistic.equals("a") ? "c" : "a")).isTrue();
-    }
-
-    @Test
-    void cooperativeUnchokesAtMostEightPeersPerPieceHeld() {
-        int[] held = {1};
-        ChokeScheduler c = builder(1).policy(ChokePolicy.Kind.COOPERATIVE).slots(15).piecesHeld(() -> held[0])
-                .build();
-        List<String> peers = new ArrayList<>();
-        for (int i = 0; i < 12; i++) {
-            String peer = "p" + (char) ('a' + i);
-            peers.add(peer);
-            c.peerConnected(peer);
-            c.interested(peer, true);
-        }
-        assertThat(c.rechoke().unchoke()).hasSize(ChokeScheduler.UNCHOKED_PER_PIECE);
-        // A second piece: room for every interested peer, the others are unchoked at once.
-        held[0] = 2;
-        assertThat(c.rechoke().unchoke()).hasSize(12 - ChokeScheduler.UNCHOKED_PER_PIECE);
-        assertThat(peers).noneMatch(c::isChoking);
-    }
-
-    @Test
-    void titForTatIgnoresPiecesHeld() {
-        ChokeScheduler c = builder(1).slots(2).piecesHeld(() -> 0).build();
-        for (String peer : List.of("a", "b", "c", "d")) {
-            c.peerConnected(peer);
-            c.interested(peer, true);
-        }
-        assertThat(c.rechoke().unchoke()).hasSize(3);
     }
 
     @Test

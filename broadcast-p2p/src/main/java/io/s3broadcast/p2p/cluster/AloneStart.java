@@ -6,6 +6,7 @@ import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.function.BiConsumer;
 
 /**
  * The start of a node that begins alone in its view with rendezvous shares (no expected count, so others may be
@@ -23,10 +24,12 @@ final class AloneStart {
     static final long GRACE_MILLIS = RegistrySession.MAX_REFRESH.toMillis();
 
     /**
-     * True while the node reads through one connection; read by the S3 connections through {@link #queue()}, which
+     * True while the node reads through one connection; read by the S3 connections through {@link #queue}, which
      * hands out nothing once it is false, so the one-connection fetch ends after its read in flight.
      */
     private final AtomicBoolean alone = new AtomicBoolean();
+    private final PieceQueue works;
+    /** What the one-connection fetch reads: the works, until the alone start ends. */
     private final PieceQueue queue;
     private final ScheduledExecutorService timer;
     private final Runnable onEnd;
@@ -37,6 +40,7 @@ final class AloneStart {
      * @param onEnd run on the caller's thread when the alone start ends (the next fetch then has the sized reads)
      */
     AloneStart(PieceQueue works, ScheduledExecutorService timer, Runnable onEnd) {
+        this.works = works;
         this.queue = maxPieces -> alone.get() ? works.poll(maxPieces) : null;
         this.timer = timer;
         this.onEnd = onEnd;
@@ -53,14 +57,16 @@ final class AloneStart {
         return alone.get();
     }
 
-    /** What the one-connection fetch reads: the works, until the alone start ends. */
-    PieceQueue queue() {
-        return queue;
-    }
-
-    /** The one-connection reads: {@code sized}'s range size through one connection. */
-    RangeReads reads(RangeReads sized) {
-        return new RangeReads(1, sized.rangeBytes());
+    /**
+     * Starts the S3 fetch ({@code read}: a queue and its reads): while the node is alone, through one connection of
+     * {@code sized}'s range size over the works until the alone start ends; else over the works with {@code sized}.
+     */
+    void start(BiConsumer<PieceQueue, RangeReads> read, RangeReads sized) {
+        if (alone.get()) {
+            read.accept(queue, new RangeReads(1, sized.rangeBytes()));
+        } else {
+            read.accept(works, sized);
+        }
     }
 
     /** The node knows another member now, or the grace passed: ends the alone start (once). */

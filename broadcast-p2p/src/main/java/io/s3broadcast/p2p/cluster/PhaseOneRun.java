@@ -5,7 +5,7 @@ import java.util.Set;
 
 /**
  * What phase 1 ({@link ShareFetcher} and its parts: {@link ShareRead}, {@link ShareHandOff}, {@link WorkStealing},
- * {@link PhaseGate}) needs from the rest of the run.
+ * {@link PhaseGate}, {@link WorksLeftAdvert}) needs from the rest of the run.
  */
 interface PhaseOneRun {
     /** Ids of the connected peers. */

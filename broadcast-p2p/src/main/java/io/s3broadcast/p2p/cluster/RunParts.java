@@ -155,7 +155,8 @@ final class RunParts implements Housekeeping.Checks {
                 disputes::idle, run::complete,
                 new HaveBatcher(loop, Duration.ZERO, pieces -> {
                     PieceStored.announce(peers, pieces);
-                    // Pieces held bound the unchoked peers (ChokeScheduler.piecesHeld): more may be unchoked now.
+                    // Pieces held bound the unchoked peers (ChokeSchedulerBuilder.piecesHeld): more may be
+                    // unchoked now.
                     chokeDriver.rechokeIfSlotsFree();
                 }));
         connections = new Connections(run, this, cluster, task, peers);

@@ -7,7 +7,7 @@ import java.util.concurrent.TimeUnit;
 
 /**
  * Notices that phase 1's S3 fetch stores nothing: checks, every {@code limitMillis} at most, that a byte came from
- * S3 within {@code limitMillis} ({@link ShareFetcher#S3_STALL_MILLIS} in a run); if none did while the node has
+ * S3 within {@code limitMillis} ({@link #STALL_MILLIS} in a run); if none did while the node has
  * peers, the fetch is stalled and the node gives up S3. A node alone keeps waiting (the source's own patient
  * retries), looked at again a whole period later. Checks run on the injected {@code timer} (the run's loop);
  * {@link #progress} may be called from any thread.
@@ -25,6 +25,14 @@ final class S3StallWatch {
         /** The fetch stored nothing for the limit: {@code why} says so. */
         void stalled(BroadcastException why);
     }
+
+    /**
+     * A cluster node whose S3 fetch has stored nothing for this long, with peers connected, gives up S3 and
+     * leaves its share to them (twice the default {@code firstByteTimeout}: a blackholed S3 is noticed after two
+     * attempts instead of ten); a node alone keeps the source's own patient retries. The same bound applies to
+     * a node that gave up S3 and waits for pieces nobody fetches ({@link ShareHandOff#stranded}).
+     */
+    static final long STALL_MILLIS = 20_000;
 
     private final ScheduledExecutorService timer;
     private final Ticker ticker;

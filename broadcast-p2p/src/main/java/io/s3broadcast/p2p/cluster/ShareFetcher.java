@@ -5,7 +5,6 @@ import io.s3broadcast.spi.cluster.ClusterPlan;
 import io.s3broadcast.spi.cluster.StealingScheduler;
 import io.s3broadcast.spi.cluster.WorkList;
 import io.s3broadcast.spi.cluster.WorkSizing;
-import io.s3broadcast.p2p.protocol.WorksLeft;
 import io.s3broadcast.spi.Bitfield;
 import io.s3broadcast.spi.PieceRun;
 import java.util.List;
@@ -19,55 +18,38 @@ import java.util.function.IntPredicate;
  * list runs dry and gives works when asked (as its {@link ClusterPlan} says), and opens phase 2 when the plan
  * allows.
  *
- * <p><b>When S3 fails this node.</b> A cluster node's share can be read by its peers, so a node whose S3 reads
- * failed past their retries, or delivered no byte for {@link #S3_STALL_MILLIS} while it had peers ({@link
- * S3StallWatch}), does not fail the run: it <em>gives up S3</em> ({@link #lostS3()}) and its unfinished works go to
- * the cluster ({@link ShareHandOff}, which a node that leaves the run uses too); it never reads S3 again and takes
- * every piece it lacks from peers in phase 2. Errors that hold for every node (the object changed or is gone,
- * access denied, the destination unusable: a subclass of {@code BroadcastException}) and any failure on a node
- * without peers still fail the run at once. Every method runs on the run's loop: {@code onLoop} runs the fetch's
- * completion there and {@code timer} the timeouts (both the loop in a run, a manual scheduler in tests); nothing
- * here is thread-safe on its own (the {@link WorkList} is, for the S3 connections that poll it).
+ * <p><b>When S3 fails this node.</b> A cluster node's share can be read by its peers, so a node whose S3 reads failed
+ * past their retries, or delivered no byte for {@link S3StallWatch#STALL_MILLIS} while it had peers ({@link
+ * S3StallWatch}), does not fail the run: it <em>gives up S3</em> ({@link #lostS3()}) and its unfinished works go to the
+ * cluster ({@link ShareHandOff}, which a node that leaves the run uses too); it never reads S3 again and takes every
+ * piece it lacks from peers in phase 2. Errors that hold for every node (the object changed or is gone, access denied,
+ * the destination unusable: a subclass of {@code BroadcastException}) and any failure on a node without peers still
+ * fail the run at once. Every method runs on the run's loop: {@code onLoop} runs the fetch's completion there and
+ * {@code timer} the timeouts (both the loop in a run, a manual scheduler in tests); nothing here is thread-safe on its
+ * own (the {@link WorkList} is, for the S3 connections that poll it).
  */
 final class ShareFetcher {
 
-    /** A {@code GIVE_WORK_REQUEST} unanswered for this long is given up ({@link WorkStealing}). */
-    static final long GIVE_WORK_TIMEOUT_MILLIS = WorkStealing.GIVE_WORK_TIMEOUT_MILLIS;
-
-    /**
-     * A cluster node whose S3 fetch has stored nothing for this long, with peers connected, gives up S3 and
-     * leaves its share to them (twice the default {@code firstByteTimeout}: a blackholed S3 is noticed after two
-     * attempts instead of ten); a node alone keeps the source's own patient retries. The same bound applies to
-     * a node that gave up S3 and waits for pieces nobody fetches.
-     */
-    static final long S3_STALL_MILLIS = 20_000;
-
-    private final String self;
-    private final ClusterPlan plan;
-    private final PhaseOneRun run;
     private final Ticker ticker;
     private final WorkList workList;
     private final ShareRead read;
     private final ShareHandOff handOff;
-    private final StealingScheduler stealing;
     private final WorkStealing steals;
     private WorkSizing.Sizing sizing;
     private boolean begun;
     private boolean closed;
     private final PhaseGate gate;
-    private int advertisedWorks = -1;
+    private final WorksLeftAdvert advert;
     private final AloneStart aloneStart;
 
     ShareFetcher(String self, ClusterPlan plan, int pieceCount, Random random, PhaseOneRun run, ShareRead.Source source,
             Executor onLoop, ScheduledExecutorService timer, Ticker ticker) {
-        this.self = self;
-        this.plan = plan;
-        this.run = run;
         this.ticker = ticker;
         this.workList = new WorkList(pieceCount, List.of());
+        this.advert = new WorksLeftAdvert(workList, run);
         this.aloneStart = new AloneStart(workList, timer, this::pump);
-        this.stealing = plan.scheduler(random);
-        this.steals = new WorkStealing(self, plan, stealing, workList, pieceCount, run, timer, this::pump);
+        this.steals = new WorkStealing(self, plan, plan.scheduler(random), workList, pieceCount, run, timer,
+                this::pump);
         this.handOff = new ShareHandOff(self, plan, workList, run, timer, ticker, () -> {
             advertiseWorks();
             pump();
@@ -120,7 +102,7 @@ final class ShareFetcher {
 
     /** Works this node has left, the count it advertises. */
     int worksLeft() {
-        return workList.remaining().works();
+        return advert.worksLeft();
     }
 
     /** Keeps the S3 fetch going and steals when the own list runs dry. */
@@ -133,24 +115,11 @@ final class ShareFetcher {
             checkPhase2Start();
             return;
         }
-        StealingScheduler.Step step = stealing.next(workList.remaining());
-        switch (step.action()) {
-            case FETCH -> {
-                steals.waiting(false);
-                if (aloneStart.active()) {
-                    read.start(aloneStart.queue(), aloneStart.reads(sizing.reads()));
-                } else {
-                    read.start(workList, sizing.reads());
-                }
-            }
-            case STEAL -> steals.steal(step.victim(), step.requestId());
-            case WAIT -> steals.waiting(true);
-            case DONE -> {
-                steals.waiting(false);
-                if (!read.inFlight() && workList.isEmpty()) {
-                    gate.ownPhase1Done(ticker.read());
-                }
-            }
+        StealingScheduler.Action next = steals.next(workList.remaining());
+        if (next == StealingScheduler.Action.FETCH) {
+            aloneStart.start(read::start, sizing.reads());
+        } else if (next == StealingScheduler.Action.DONE && !read.inFlight() && workList.isEmpty()) {
+            gate.ownPhase1Done(ticker.read());
         }
         checkPhase2Start();
     }
@@ -199,18 +168,10 @@ final class ShareFetcher {
         return handOff.leaving() && !read.inFlight() && workList.isEmpty();
     }
 
-    /** Tells peers how many works this node has left when it changed. */
+    /** Tells peers how many works this node has left when it changed, once phase 1 began ({@link WorksLeftAdvert}). */
     void advertiseWorks() {
-        if (!begun) {
-            return;
-        }
-        int n = workList.remaining().works();
-        if (n == advertisedWorks) {
-            return;
-        }
-        advertisedWorks = n;
-        for (String p : run.peers()) {
-            run.send(p, new WorksLeft(n));
+        if (begun) {
+            advert.advertise();
         }
     }
 
@@ -219,7 +180,7 @@ final class ShareFetcher {
         if (works > 0) {
             handOff.progress();
         }
-        stealing.worksLeft(peer, works);
+        steals.worksLeft(peer, works);
         pump();
     }
 
@@ -256,13 +217,12 @@ final class ShareFetcher {
         steals.peerLeft(peer);
     }
 
-    /** Orphaned pieces this node is to fetch: appended, advertised and fetched. */
+    /**
+     * Orphaned pieces this node is to fetch: appended, advertised and fetched, unless it stopped reading S3
+     * ({@link ShareHandOff#refused}).
+     */
     void take(List<PieceRun> works) {
-        if (works.isEmpty() || handOff.leaving()) {
-            return;
-        }
-        if (handOff.lostS3() != null) {
-            handOff.stranded(works);
+        if (works.isEmpty() || handOff.refused(works)) {
             return;
         }
         workList.append(works);

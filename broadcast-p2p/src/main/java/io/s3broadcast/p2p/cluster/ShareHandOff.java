@@ -17,10 +17,10 @@ import org.slf4j.LoggerFactory;
  * How a node that stops reading S3 hands its share to the cluster: S3 failed it ({@link ShareFetcher} says when),
  * or it leaves the run. Its unfinished works are re-cut into one-piece works when the plan gives works (so the
  * count it advertises rises and refused thieves ask again) and handed to thieves as usual; what no thief asked
- * for within {@link ShareFetcher#GIVE_WORK_TIMEOUT_MILLIS} (a leaving node: within its grace), and everything
+ * for within {@link WorkStealing#GIVE_WORK_TIMEOUT_MILLIS} (a leaving node: within its grace), and everything
  * with a plan that gives none, is released: dropped from the list, so that the peers' {@link OrphanRule} shares
  * it out. Orphans that then come back to this node are {@linkplain #stranded stranded}: it fails when no peer can
- * fetch them, or none did for {@link ShareFetcher#S3_STALL_MILLIS}. On the run's loop; timers on the injected
+ * fetch them, or none did for {@link S3StallWatch#STALL_MILLIS}. On the run's loop; timers on the injected
  * {@code timer}, time from the injected ticker.
  */
 final class ShareHandOff {
@@ -129,7 +129,7 @@ final class ShareHandOff {
 
     /** Releases to the orphan rule the works no thief asked for within the give-work timeout. */
     private void releaseUnasked() {
-        long timeout = TimeUnit.MILLISECONDS.toNanos(ShareFetcher.GIVE_WORK_TIMEOUT_MILLIS);
+        long timeout = TimeUnit.MILLISECONDS.toNanos(WorkStealing.GIVE_WORK_TIMEOUT_MILLIS);
         long wait = Math.max(1, timeout - (ticker.read() - lastAsked));
         timer.schedule(() -> {
             if (closed || workList.isEmpty()) {
@@ -157,17 +157,33 @@ final class ShareHandOff {
     }
 
     /**
+     * Whether this node, having stopped reading S3, does not take the {@code orphans} its orphan rule gives it: a
+     * leaving node drops them, one that S3 failed finds them {@linkplain #stranded stranded}. False while it reads
+     * S3 (it then fetches them).
+     */
+    boolean refused(List<PieceRun> orphans) {
+        if (leaving) {
+            return true;
+        }
+        if (lostS3 != null) {
+            stranded(orphans);
+            return true;
+        }
+        return false;
+    }
+
+    /**
      * Orphans came to a node that gave up S3: pieces nobody holds or fetches. It fails when no peer can fetch
-     * them (every peer done or gone) or when nothing has arrived for {@link ShareFetcher#S3_STALL_MILLIS} since
+     * them (every peer done or gone) or when nothing has arrived for {@link S3StallWatch#STALL_MILLIS} since
      * they were first seen; else a peer's own orphan rule takes them.
      */
-    void stranded(List<PieceRun> works) {
+    private void stranded(List<PieceRun> works) {
         long now = ticker.read();
         if (strandedSince < 0) {
             strandedSince = now;
         }
         boolean nobody = !run.peersFetching();
-        if (!nobody && now - strandedSince < TimeUnit.MILLISECONDS.toNanos(ShareFetcher.S3_STALL_MILLIS)) {
+        if (!nobody && now - strandedSince < TimeUnit.MILLISECONDS.toNanos(S3StallWatch.STALL_MILLIS)) {
             return;
         }
         int pieces = works.stream().mapToInt(PieceRun::count).sum();

@@ -45,7 +45,7 @@ final class ShareRead implements S3StallWatch.Fetch {
         this.run = run;
         this.onLoop = onLoop;
         this.ended = ended;
-        this.stall = new S3StallWatch(timer, ticker, ShareFetcher.S3_STALL_MILLIS, this);
+        this.stall = new S3StallWatch(timer, ticker, S3StallWatch.STALL_MILLIS, this);
     }
 
     /**

@@ -70,8 +70,23 @@ final class WorkStealing {
         outstanding = waiting;
     }
 
+    /**
+     * What phase 1 does next with {@code own} left of its list ({@link StealingScheduler#next}), its stealing part
+     * done here: a {@code STEAL} asks the victim, a {@code WAIT} is noted; on {@code FETCH} and {@code DONE} this
+     * node waits for no works, and the caller fetches or finishes.
+     */
+    StealingScheduler.Action next(WorkList.Remaining own) {
+        StealingScheduler.Step step = stealing.next(own);
+        switch (step.action()) {
+            case STEAL -> steal(step.victim(), step.requestId());
+            case WAIT -> waiting(true);
+            case FETCH, DONE -> waiting(false);
+        }
+        return step.action();
+    }
+
     /** Asks {@code victim} for works. */
-    void steal(String victim, int requestId) {
+    private void steal(String victim, int requestId) {
         if (!run.send(victim, new GiveWorkRequest(requestId))) {
             stealing.answered(victim, requestId, 0);
             outstanding = false;
@@ -131,6 +146,11 @@ final class WorkStealing {
         if (fromS3 && inStolenWorks.get(piece)) {
             piecesStolen++;
         }
+    }
+
+    /** {@code peer} advertised {@code works} left: the victims the scheduler draws from. */
+    void worksLeft(String peer, int works) {
+        stealing.worksLeft(peer, works);
     }
 
     /** {@code peer} is gone: it is no victim any more, and a request outstanding to it is abandoned. */

@@ -143,7 +143,7 @@ class ShareFetcherTest {
         f.worksLeft("b", 4);
         f.begin(List.of(), SIZING, new Bitfield(PIECES));
         assertThat(run.sent("b")).filteredOn(m -> m instanceof GiveWorkRequest).hasSize(1);
-        time.advance(Duration.ofMillis(ShareFetcher.GIVE_WORK_TIMEOUT_MILLIS - 1));
+        time.advance(Duration.ofMillis(WorkStealing.GIVE_WORK_TIMEOUT_MILLIS - 1));
         assertThat(f.overEverywhere()).isFalse();
         time.advance(Duration.ofMillis(1));
         // Refused: not asked again until it advertises more.
@@ -257,7 +257,7 @@ class ShareFetcherTest {
     void worksNoThiefAsksForAreReleasedToTheOrphanRule() {
         ShareFetcher f = failedWithPeerB(Strategy.STEAL, "failed after 10 attempts");
         assertThat(f.worksLeft()).isEqualTo(8);
-        time.advance(Duration.ofMillis(ShareFetcher.GIVE_WORK_TIMEOUT_MILLIS - 1));
+        time.advance(Duration.ofMillis(WorkStealing.GIVE_WORK_TIMEOUT_MILLIS - 1));
         assertThat(f.worksLeft()).isEqualTo(8);
         time.advance(Duration.ofMillis(1));
         assertThat(f.worksLeft()).isZero();
@@ -278,7 +278,7 @@ class ShareFetcherTest {
     void aShareThatStoresNothingForTheStallTimeIsGivenUpWithPeersButNotAlone() {
         ShareFetcher alone = fetcher(Strategy.NON_STEAL);
         alone.begin(share(1), SIZING, new Bitfield(PIECES));
-        time.advance(Duration.ofMillis(3 * ShareFetcher.S3_STALL_MILLIS));
+        time.advance(Duration.ofMillis(3 * S3StallWatch.STALL_MILLIS));
         assertThat(s3.last).isNotDone();
         assertThat(alone.lostS3()).isFalse();
         alone.close();
@@ -288,9 +288,9 @@ class ShareFetcherTest {
         f.begin(share(1), SIZING, new Bitfield(PIECES));
         CompletableFuture<Void> fetch = s3.last;
         s3.poll(f, 2);
-        time.advance(Duration.ofMillis(ShareFetcher.S3_STALL_MILLIS / 2));
+        time.advance(Duration.ofMillis(S3StallWatch.STALL_MILLIS / 2));
         f.pieceStored(8, true);
-        time.advance(Duration.ofMillis(ShareFetcher.S3_STALL_MILLIS - 1));
+        time.advance(Duration.ofMillis(S3StallWatch.STALL_MILLIS - 1));
         assertThat(f.lostS3()).isFalse();
         time.advance(Duration.ofMillis(1));
         assertThat(fetch).isCancelled();
@@ -306,11 +306,11 @@ class ShareFetcherTest {
         run.peers.add("b");
         // Due at the stall timer's instant and scheduled before it: the fetch ends, its completion queued on
         // the loop behind the timer, which then finds nothing to cancel.
-        time.schedule(() -> s3.last.complete(null), ShareFetcher.S3_STALL_MILLIS, TimeUnit.MILLISECONDS);
+        time.schedule(() -> s3.last.complete(null), S3StallWatch.STALL_MILLIS, TimeUnit.MILLISECONDS);
         ShareFetcher f = fetcher(Strategy.NON_STEAL);
         f.begin(share(1), SIZING, new Bitfield(PIECES));
         CompletableFuture<Void> first = s3.last;
-        time.advance(Duration.ofMillis(ShareFetcher.S3_STALL_MILLIS));
+        time.advance(Duration.ofMillis(S3StallWatch.STALL_MILLIS));
         assertThat(first).isCompleted().isNotCancelled();
         assertThat(f.lostS3()).isFalse();
         // The node goes on: the works the ended fetch left are fetched again.
@@ -324,7 +324,7 @@ class ShareFetcherTest {
         ShareFetcher f = failedWithPeerB(Strategy.NON_STEAL, "bytes 8-16 failed after 10 attempts: stalled");
         // b still fetches: orphans are its to take, for a while.
         f.take(List.of(new PieceRun(8, 12)));
-        time.advance(Duration.ofMillis(ShareFetcher.S3_STALL_MILLIS - 1));
+        time.advance(Duration.ofMillis(S3StallWatch.STALL_MILLIS - 1));
         f.take(List.of(new PieceRun(8, 12)));
         assertThat(run.failure).isNull();
         assertThat(s3.reads).hasSize(1);
