@@ -93,6 +93,7 @@ final class WorkStealing {
             return;
         }
         outstanding = true;
+        LOG.debug("{}: asked {} for works (giveWork {})", self, victim, requestId);
         sent.computeIfAbsent(victim, k -> new HashSet<>()).add(requestId);
         timer.schedule(() -> {
             if (!closed && stealing.answered(victim, requestId, 0)) {
@@ -126,6 +127,7 @@ final class WorkStealing {
         if (ids == null || !ids.remove(requestId)) {
             return false;
         }
+        LOG.debug("{}: {} gave {} works", self, peer, works.size());
         workList.append(works);
         for (PieceRun r : works) {
             inStolenWorks.setRange(r.first(), r.end());
