@@ -10,11 +10,9 @@ import java.nio.file.StandardCopyOption;
 import java.security.DigestInputStream;
 import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
-import java.util.Comparator;
 import java.util.HexFormat;
 import java.util.List;
 import java.util.Optional;
-import java.util.stream.Stream;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -81,7 +79,7 @@ final class CrtNativeLibrary {
             }
             return dir;
         } finally {
-            deleteTree(work);
+            FleetFiles.deleteTree(work);
         }
     }
 
@@ -93,16 +91,6 @@ final class CrtNativeLibrary {
         return HexFormat.of().formatHex(sha.digest(), 0, 8);
     }
 
-    private static void deleteTree(Path dir) throws IOException {
-        if (!Files.exists(dir)) {
-            return;
-        }
-        try (Stream<Path> files = Files.walk(dir)) {
-            for (Path p : (Iterable<Path>) files.sorted(Comparator.reverseOrder())::iterator) {
-                Files.deleteIfExists(p);
-            }
-        }
-    }
 
     /** For tests: whether {@code flags} name a library directory. */
     static Optional<Path> directoryOf(List<String> flags) {

@@ -5,12 +5,13 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.Comparator;
 
-/** File chores of the fleet. */
+/** File chores of the bench's commands. */
 final class FleetFiles {
 
     private FleetFiles() {
     }
 
+    /** Deletes {@code dir} and everything in it; nothing when it does not exist. */
     static void deleteTree(Path dir) throws IOException {
         if (dir == null || !Files.exists(dir)) {
             return;

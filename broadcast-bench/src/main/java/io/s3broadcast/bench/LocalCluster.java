@@ -252,7 +252,7 @@ final class LocalCluster {
             for (FaultProxy p : proxies) {
                 p.close();
             }
-            deleteTree(trialDir);
+            FleetFiles.deleteTree(trialDir);
         }
     }
 
@@ -348,14 +348,4 @@ final class LocalCluster {
         return new InetSocketAddress(uri.getHost(), uri.getPort() > 0 ? uri.getPort() : 80);
     }
 
-    private static void deleteTree(Path dir) throws IOException {
-        if (!Files.exists(dir)) {
-            return;
-        }
-        try (var paths = Files.walk(dir)) {
-            for (Path p : paths.sorted(java.util.Comparator.reverseOrder()).toList()) {
-                Files.deleteIfExists(p);
-            }
-        }
-    }
 }

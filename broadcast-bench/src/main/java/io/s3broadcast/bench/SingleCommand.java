@@ -426,14 +426,8 @@ final class SingleCommand implements Callable<Integer> {
     }
 
     private static void deleteTree(Path dir) {
-        try (var files = Files.walk(dir)) {
-            files.sorted(java.util.Comparator.reverseOrder()).forEach(p -> {
-                try {
-                    Files.deleteIfExists(p);
-                } catch (IOException e) {
-                    LOG.warn("cannot delete {}: {}", p, e.toString());
-                }
-            });
+        try {
+            FleetFiles.deleteTree(dir);
         } catch (IOException e) {
             LOG.warn("cannot delete {}: {}", dir, e.toString());
         }
