@@ -52,7 +52,7 @@ final class SimulateCommand implements Callable<Integer> {
 
     /** Calibrated against the netns fleet (docs/scale.md, "Simulator"). */
     static final String DEFAULT_START = "0.5s";
-    static final String DEFAULT_AFTER_LAST_PIECE = "1s";
+    static final String DEFAULT_AFTER_LAST_PIECE = "0.1s";
     static final String DEFAULT_SPOT_CHECK = "1s";
     static final String DEFAULT_PEER_EFFICIENCY = "0.87";
 
@@ -123,8 +123,9 @@ final class SimulateCommand implements Callable<Integer> {
 
     @Option(names = "--after-last-piece", paramLabel = "DURATION", converter = Converters.DurationConverter.class,
             defaultValue = DEFAULT_AFTER_LAST_PIECE,
-            description = "Fixed time a node spends after its last piece (checks, fsync, rename), calibrated on the"
-                    + " netns fleet (default: ${DEFAULT-VALUE}; 0 for the transfer alone).")
+            description = "Time a node spends after its last piece (checks, fsync, rename), calibrated on the netns"
+                    + " fleet; with --host-cores, that much CPU on one core, shared with the other nodes ending at the"
+                    + " same time (default: ${DEFAULT-VALUE}; 0 for the transfer alone).")
     Duration afterLastPiece;
 
     @Option(names = "--step", paramLabel = "DURATION", converter = Converters.DurationConverter.class,

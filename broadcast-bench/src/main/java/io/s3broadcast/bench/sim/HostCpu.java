@@ -7,11 +7,13 @@ package io.s3broadcast.bench.sim;
  * node makes costs {@link #readSeconds} and a node makes {@link #readsPerLinkSecond} of them for every second's worth
  * of its download link it receives (a read takes what arrived since the last one: more, smaller reads on a slower
  * link), and each piece a node stores costs {@link #pieceSeconds} and {@link #piecePeerSeconds} more per peer it has
- * (its {@code HAVE}s and {@code DIGESTS} out and the peers' handling of them, requests and their answers).
+ * (its {@code HAVE}s and {@code DIGESTS} out and the peers' handling of them, requests and their answers). After
+ * its last piece a node needs {@code --after-last-piece} of CPU on one core, shared with the other nodes ending then
+ * ({@link #endsNanos}).
  *
  * <p>The constants are measured on the netns fleet (docs/results.md, session 19, "Where a node's time and CPU go";
  * docs/scale.md, "Simulator" says how each was derived), not fitted to completion times. Not in the model: the bench
- * JVM's CPU (the S3 proxy serving the GETs), CPU after the last piece (a fixed time, {@code --after-last-piece}), a
+ * JVM's CPU (the S3 proxy serving the GETs), a
  * node's CPU while it waits, and the scheduler's fairness between processes: the host is shared max-min fair in bytes
  * per second among the flows ({@link FluidNetwork}).
  *
@@ -82,5 +84,57 @@ public record HostCpu(double cores, double startSeconds, double byteSeconds, dou
     /** CPU-seconds per byte a node passes on to a peer. */
     public double passedOn() {
         return byteSeconds;
+    }
+
+    /**
+     * When each node's work after its last piece ends (checks, fsync, rename, and the JVM's own work then), nanoseconds:
+     * each node needs {@code workSeconds} CPU-seconds on at most one core from its last piece at {@code lastPiece[i]}
+     * (negative: never; the result is then negative too), and the nodes whose ends overlap share the cores equally
+     * (processor sharing: k ends at once run at min(1, cores / k) each). As the starts, only the nodes' ends compete
+     * here; flows still running when a node ends are not counted against it. The fleet measured 0.06-0.2 s after the
+     * last piece where its cores were not busy, 0.3-0.45 s with 8 node JVMs ending together on 2 cores and 0.7-0.9 s
+     * with 16 (docs/results.md, session 19): about 0.1 CPU-s each.
+     */
+    public long[] endsNanos(long[] lastPiece, double workSeconds) {
+        int n = lastPiece.length;
+        long[] end = new long[n];
+        Integer[] order = new Integer[n];
+        int m = 0;
+        for (int i = 0; i < n; i++) {
+            end[i] = -1;
+            if (lastPiece[i] >= 0) {
+                order[m++] = i;
+            }
+        }
+        java.util.Arrays.sort(order, 0, m, (a, b) -> Long.compare(lastPiece[a], lastPiece[b]));
+        if (workSeconds <= 0) {
+            for (int k = 0; k < m; k++) {
+                end[order[k]] = lastPiece[order[k]];
+            }
+            return end;
+        }
+        // Equal work at equal rates: ends come in the order of the last pieces. v is the service every running end has
+        // had since the first began (CPU-seconds); an end that began at service b is done at service b + work.
+        double[] began = new double[m];
+        double t = lastPiece[order[0]] / 1e9;
+        double v = 0;
+        int next = 0;
+        int done = 0;
+        while (done < m) {
+            int running = next - done;
+            double rate = running == 0 ? 0 : Math.min(1.0, cores / running);
+            double nextArrival = next < m ? lastPiece[order[next]] / 1e9 : Double.POSITIVE_INFINITY;
+            double nextEnd = running == 0 ? Double.POSITIVE_INFINITY : t + (began[done] + workSeconds - v) / rate;
+            if (nextArrival <= nextEnd) {
+                v += rate * (nextArrival - t);
+                t = nextArrival;
+                began[next++] = v;
+            } else {
+                v = began[done] + workSeconds;
+                t = nextEnd;
+                end[order[done++]] = Math.round(t * 1e9);
+            }
+        }
+        return end;
     }
 }

@@ -19,7 +19,8 @@ import java.util.Objects;
  * @param maxConnections S3 connections per node at most (Broadcast's default 16; the work sizing picks fewer)
  * @param latency one-way latency of a control message between nodes
  * @param afterLastPiece a fixed time each node spends after its last piece (checks, fsync, rename), added to its
- *     completion; calibrated against the fleet, see docs/scale.md
+ *     completion; with {@code hostCpu}, the CPU-seconds of that work on one core, shared with the other nodes' ends
+ *     ({@link HostCpu#endsNanos}); calibrated against the fleet, see docs/scale.md
  * @param start a fixed time from the common start to a node's first GET (HEAD, registry, connections), calibrated
  * @param spotCheck a fixed time the cooperative strategies spend after the last piece on top of
  *     {@code afterLastPiece} (the spot check against S3), calibrated
