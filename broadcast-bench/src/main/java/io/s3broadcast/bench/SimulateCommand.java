@@ -98,6 +98,22 @@ final class SimulateCommand implements Callable<Integer> {
                     + " up to 17 nodes, as the engine).")
     Integer peers;
 
+    @Option(names = "--overlay", paramLabel = "dialled|random", defaultValue = "dialled",
+            description = "How a bounded overlay is built: dialled as the engine's dialler (each node dials half its"
+                    + " peers, at most --accept-peers each, nodes still short dial the rest after --connect-grace), or"
+                    + " random (at most --peers each, fixed; the simulator's until session 21) (default: ${DEFAULT-VALUE}).")
+    String overlayKind;
+
+    @Option(names = "--accept-peers", paramLabel = "N",
+            description = "The most peers a node accepts, as acceptPeers (default: the engine's, --peers + max(2,"
+                    + " --peers / 4)).")
+    Integer acceptPeers;
+
+    @Option(names = "--connect-grace", paramLabel = "DURATION", converter = Converters.DurationConverter.class,
+            defaultValue = "5s", description = "How long a node short of peers waits for dials before it dials them"
+                    + " itself, from the start (default: ${DEFAULT-VALUE}, the engine's).")
+    Duration connectGrace;
+
     @Option(names = "--latency", paramLabel = "DURATION", converter = Converters.DurationConverter.class,
             defaultValue = "250us", description = "One-way latency of a control message (default: ${DEFAULT-VALUE}).")
     Duration latency;
@@ -205,6 +221,9 @@ final class SimulateCommand implements Callable<Integer> {
         if (!sharing.equalsIgnoreCase("max-min") && !sharing.equalsIgnoreCase("per-flow")) {
             throw new ParameterException(spec.commandLine(), "--sharing is max-min or per-flow, not '" + sharing + "'");
         }
+        if (!overlayKind.equalsIgnoreCase("dialled") && !overlayKind.equalsIgnoreCase("random")) {
+            throw new ParameterException(spec.commandLine(), "--overlay is dialled or random, not '" + overlayKind + "'");
+        }
         if (hostCores != null && !(hostCores > 0)) {
             throw new ParameterException(spec.commandLine(), "--host-cores must be > 0");
         }
@@ -221,12 +240,17 @@ final class SimulateCommand implements Callable<Integer> {
                 .withChoking(chokePolicy, unchokeSlots != null ? unchokeSlots
                         : chokePolicy.equalsIgnoreCase("tit-for-tat") ? 4 : 15, chokeInterval)
                 .withPieces(pieceSize(strategies.get(0)), connections, maxRequestsPerPeer, requestQueueTime)
-                .withHostCpu(hostCores == null ? null : HostCpu.measured(hostCores));
+                .withHostCpu(hostCores == null ? null : HostCpu.measured(hostCores))
+                .withOverlay(new SimConfig.OverlayShape(overlayKind.equalsIgnoreCase("dialled"),
+                        acceptPeers == null ? 0 : acceptPeers, connectGrace));
         FluidBound tStar = FluidBound.of(size, profile.aggregateCap(), fleetLinks);
         PrintWriter out = spec.commandLine().getOut();
         out.printf(Locale.ROOT, "%nsimulate: %d nodes, %s in %s pieces, %s, S3 %s%n", nodes, ByteSize.format(size),
                 ByteSize.format(pieceSize(strategies.get(0))),
-                base.fullMesh() ? "full mesh" : "at most " + k + " peers per node", profile.describe());
+                base.fullMesh() ? "full mesh" : base.overlayShape().dialled()
+                        ? "overlay of " + k + " peers dialled (half each, at most " + base.overlayShape().accept(k)
+                                + ", the rest after " + connectGrace.toMillis() / 1e3 + " s)"
+                        : "at most " + k + " peers per node", profile.describe());
         out.printf(Locale.ROOT, "T* = %.3f s (binds: %s); rates recomputed %s%n", tStar.seconds(), tStar.binds(),
                 rateStep.isZero() ? "at every change" : "every " + rateStep.toNanos() / 1e6 + " ms");
         out.printf(Locale.ROOT, "calibrated costs: start %.3f s, after the last piece %.3f s (+ spot check %.3f s),"
@@ -277,6 +301,11 @@ final class SimulateCommand implements Callable<Integer> {
                 line.put("links", fleetLinks.stream().map(FleetLink::describe).distinct().toList());
                 line.put("s3Profile", profile.describe());
                 line.put("peers", k);
+                if (!base.fullMesh()) {
+                    line.put("overlay", base.overlayShape().dialled() ? "dialled" : "random");
+                    line.put("acceptPeers", base.overlayShape().accept(k));
+                    line.put("connectGraceSeconds", connectGrace.toNanos() / 1e9);
+                }
                 line.put("sharing", sharing);
                 line.put("startSeconds", base.start().toNanos() / 1e9);
                 line.put("afterLastPieceSeconds", base.afterLastPiece().toNanos() / 1e9);
