@@ -110,8 +110,8 @@ final class SimulateCommand implements Callable<Integer> {
     Integer acceptPeers;
 
     @Option(names = "--connect-grace", paramLabel = "DURATION", converter = Converters.DurationConverter.class,
-            defaultValue = "5s", description = "How long a node short of peers waits for dials before it dials them"
-                    + " itself, from the start (default: ${DEFAULT-VALUE}, the engine's).")
+            defaultValue = "1s", description = "How long a node short of peers waits for dials before it dials them"
+                    + " itself, from the start (default: ${DEFAULT-VALUE}, the engine's Dialer.SHORT_OF_PEERS_GRACE_NANOS).")
     Duration connectGrace;
 
     @Option(names = "--latency", paramLabel = "DURATION", converter = Converters.DurationConverter.class,
@@ -163,7 +163,7 @@ final class SimulateCommand implements Callable<Integer> {
     String chokePolicy;
 
     @Option(names = "--unchoke-slots", paramLabel = "K",
-            description = "Regular unchoke slots, as unchokeSlots (default: Broadcast's, 15 cooperative, 4 tit-for-tat).")
+            description = "Regular unchoke slots, as unchokeSlots (default: Broadcast's, 19 cooperative, 4 tit-for-tat).")
     Integer unchokeSlots;
 
     @Option(names = "--choke-interval", paramLabel = "DURATION", converter = Converters.DurationConverter.class,
@@ -238,7 +238,7 @@ final class SimulateCommand implements Callable<Integer> {
                 .withOverheads(ideal ? Duration.ZERO : start, ideal ? Duration.ZERO : afterLastPiece,
                         ideal ? Duration.ZERO : spotCheck, ideal ? 1.0 : peerEfficiency)
                 .withChoking(chokePolicy, unchokeSlots != null ? unchokeSlots
-                        : chokePolicy.equalsIgnoreCase("tit-for-tat") ? 4 : 15, chokeInterval)
+                        : chokePolicy.equalsIgnoreCase("tit-for-tat") ? 4 : 19, chokeInterval)
                 .withPieces(pieceSize(strategies.get(0)), connections, maxRequestsPerPeer, requestQueueTime)
                 .withHostCpu(hostCores == null ? null : HostCpu.measured(hostCores))
                 .withOverlay(new SimConfig.OverlayShape(overlayKind.equalsIgnoreCase("dialled"),
