@@ -259,9 +259,11 @@ final class SimulateCommand implements Callable<Integer> {
         if (base.hostCpu() != null) {
             HostCpu c = base.hostCpu();
             out.printf(Locale.ROOT, "host CPU: %s cores shared by every node; start %.2f CPU-s, %.1f ms per MiB taken in or"
-                    + " passed on, %.0f us per read call (%.0f per link-second), %.2f ms per piece + %.2f ms per peer%n",
+                    + " passed on, %.0f us per read call (%.0f + %.2f per MB/s of the link per link-second), %.2f ms per piece + %.2f"
+                    + " ms per peer%n",
                     java.math.BigDecimal.valueOf(c.cores()).stripTrailingZeros().toPlainString(), c.startSeconds(), c.byteSeconds() * (1 << 20) * 1e3, c.readSeconds() * 1e6,
-                    c.readsPerLinkSecond(), c.pieceSeconds() * 1e3, c.piecePeerSeconds() * 1e3);
+                    c.readsPerLinkSecond(), c.readsPerLinkSecondPerRate() * 1e6, c.pieceSeconds() * 1e3,
+                    c.piecePeerSeconds() * 1e3);
         }
         out.printf(Locale.ROOT, "%n%-10s %5s %9s %7s %9s %7s %6s %6s %8s %9s %9s %8s %8s %6s %9s %7s%n", "strategy",
                 "trial", "slowest s", "/T*", "mean s", "/T*", "S3/S", "conns", "msgs/nd", "ctrlB/nd", "phase1 s",

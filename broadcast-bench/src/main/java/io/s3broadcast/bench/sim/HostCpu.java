@@ -22,12 +22,15 @@ package io.s3broadcast.bench.sim;
  *     and JIT of the start), on one core at most
  * @param byteSeconds CPU-seconds per byte a node takes in or passes on
  * @param readSeconds CPU-seconds per read call
- * @param readsPerLinkSecond read calls per second's worth of the node's download link that it receives
+ * @param readsPerLinkSecond read calls per second's worth of the node's download link that it receives, on a link of 0
+ *     bytes per second (the line's intercept)
+ * @param readsPerLinkSecondPerRate how many more per byte per second of the link (the line's slope: a faster link
+ *     makes more reads per second's worth of it, each taking less)
  * @param pieceSeconds CPU-seconds per piece a node stores
  * @param piecePeerSeconds CPU-seconds per piece a node stores, per peer it has, on top of {@code pieceSeconds}
  */
 public record HostCpu(double cores, double startSeconds, double byteSeconds, double readSeconds,
-        double readsPerLinkSecond, double pieceSeconds, double piecePeerSeconds) {
+        double readsPerLinkSecond, double readsPerLinkSecondPerRate, double pieceSeconds, double piecePeerSeconds) {
 
     private static final double MIB = 1 << 20;
 
@@ -37,8 +40,13 @@ public record HostCpu(double cores, double startSeconds, double byteSeconds, dou
     public static final double BYTE_SECONDS = 5.5e-3 / MIB;
     /** Per read call: 1.4-1.9 CPU-s more for 14,395 more read calls at 2.5 MB/s than at 10 MB/s. */
     public static final double READ_SECONDS = 100e-6;
-    /** 6,117 reads for 64 MiB at 10 MB/s (915 per link-second), 20,512 at 2.5 MB/s (763). */
-    public static final double READS_PER_LINK_SECOND = 840;
+    /**
+     * 6,117 reads for 64 MiB at 10 MB/s (911 per link-second), 20,512 at 2.5 MB/s (764): the line through the two,
+     * 715 + 1.96 per MB/s of the link (until session 21 one constant, 840, their mean: 8% low at 10 MB/s, 10% high at
+     * 2.5 MB/s).
+     */
+    public static final double READS_PER_LINK_SECOND = 715;
+    public static final double READS_PER_LINK_SECOND_PER_RATE = 1.964e-5;
     /**
      * 256 KiB against 1 MiB pieces, 192 more per node: 0.5 CPU-s more per node with 7 peers (2.6 ms per piece), 0.3
      * with 3 (1.56 ms); a line through the two: 0.8 ms per piece and 0.25 ms per peer.
@@ -48,6 +56,7 @@ public record HostCpu(double cores, double startSeconds, double byteSeconds, dou
 
     public HostCpu {
         if (!(cores > 0) || startSeconds < 0 || byteSeconds < 0 || readSeconds < 0 || readsPerLinkSecond < 0
+                || readsPerLinkSecondPerRate < 0
                 || pieceSeconds < 0 || piecePeerSeconds < 0) {
             throw new IllegalArgumentException("cores must be > 0 and every cost >= 0: " + cores + ", "
                     + startSeconds + ", " + byteSeconds + ", " + readSeconds + ", " + readsPerLinkSecond + ", "
@@ -55,9 +64,21 @@ public record HostCpu(double cores, double startSeconds, double byteSeconds, dou
         }
     }
 
+    /** As the canonical constructor, read calls per link-second the same on every link. */
+    public HostCpu(double cores, double startSeconds, double byteSeconds, double readSeconds,
+            double readsPerLinkSecond, double pieceSeconds, double piecePeerSeconds) {
+        this(cores, startSeconds, byteSeconds, readSeconds, readsPerLinkSecond, 0, pieceSeconds, piecePeerSeconds);
+    }
+
+    /** Read calls per second's worth of a download link of {@code linkDown} bytes per second. */
+    public double readsPerLinkSecond(long linkDown) {
+        return readsPerLinkSecond + readsPerLinkSecondPerRate * linkDown;
+    }
+
     /** {@code cores} shared, with the measured costs. */
     public static HostCpu measured(double cores) {
-        return new HostCpu(cores, START_SECONDS, BYTE_SECONDS, READ_SECONDS, READS_PER_LINK_SECOND, PIECE_SECONDS,
+        return new HostCpu(cores, START_SECONDS, BYTE_SECONDS, READ_SECONDS, READS_PER_LINK_SECOND,
+                READS_PER_LINK_SECOND_PER_RATE, PIECE_SECONDS,
                 PIECE_PEER_SECONDS);
     }
 
@@ -77,7 +98,7 @@ public record HostCpu(double cores, double startSeconds, double byteSeconds, dou
      * cost, for a node with {@code peers} peers and pieces of {@code pieceSize} bytes.
      */
     public double takenIn(long linkDown, int peers, int pieceSize) {
-        double reads = linkDown > 0 ? readSeconds * readsPerLinkSecond / linkDown : 0;
+        double reads = linkDown > 0 ? readSeconds * readsPerLinkSecond(linkDown) / linkDown : 0;
         return byteSeconds + reads + (pieceSeconds + piecePeerSeconds * peers) / pieceSize;
     }
 
