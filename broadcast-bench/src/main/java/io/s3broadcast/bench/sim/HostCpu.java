@@ -42,7 +42,7 @@ public record HostCpu(double cores, double startSeconds, double byteSeconds, dou
     public static final double READ_SECONDS = 100e-6;
     /**
      * 6,117 reads for 64 MiB at 10 MB/s (911 per link-second), 20,512 at 2.5 MB/s (764): the line through the two,
-     * 715 + 1.96 per MB/s of the link (until session 21 one constant, 840, their mean: 8% low at 10 MB/s, 10% high at
+     * 715 + 19.6 per MB/s of the link (until session 21 one constant, 840, their mean: 8% low at 10 MB/s, 10% high at
      * 2.5 MB/s).
      */
     public static final double READS_PER_LINK_SECOND = 715;
