@@ -52,7 +52,7 @@ final class SimulateCommand implements Callable<Integer> {
 
     /** Calibrated against the netns fleet (docs/scale.md, "Simulator"). */
     static final String DEFAULT_START = "0.5s";
-    static final String DEFAULT_AFTER_LAST_PIECE = "1s";
+    static final String DEFAULT_AFTER_LAST_PIECE = "0.1s";
     static final String DEFAULT_SPOT_CHECK = "1s";
     static final String DEFAULT_PEER_EFFICIENCY = "0.87";
 
@@ -98,6 +98,22 @@ final class SimulateCommand implements Callable<Integer> {
                     + " up to 17 nodes, as the engine).")
     Integer peers;
 
+    @Option(names = "--overlay", paramLabel = "dialled|random", defaultValue = "dialled",
+            description = "How a bounded overlay is built: dialled as the engine's dialler (each node dials half its"
+                    + " peers, at most --accept-peers each, nodes still short dial the rest after --connect-grace), or"
+                    + " random (at most --peers each, fixed; the simulator's until session 21) (default: ${DEFAULT-VALUE}).")
+    String overlayKind;
+
+    @Option(names = "--accept-peers", paramLabel = "N",
+            description = "The most peers a node accepts, as acceptPeers (default: the engine's, --peers + max(2,"
+                    + " --peers / 4)).")
+    Integer acceptPeers;
+
+    @Option(names = "--connect-grace", paramLabel = "DURATION", converter = Converters.DurationConverter.class,
+            defaultValue = "1s", description = "How long a node short of peers waits for dials before it dials them"
+                    + " itself, from the start (default: ${DEFAULT-VALUE}, the engine's Dialer.SHORT_OF_PEERS_GRACE_NANOS).")
+    Duration connectGrace;
+
     @Option(names = "--latency", paramLabel = "DURATION", converter = Converters.DurationConverter.class,
             defaultValue = "250us", description = "One-way latency of a control message (default: ${DEFAULT-VALUE}).")
     Duration latency;
@@ -123,8 +139,9 @@ final class SimulateCommand implements Callable<Integer> {
 
     @Option(names = "--after-last-piece", paramLabel = "DURATION", converter = Converters.DurationConverter.class,
             defaultValue = DEFAULT_AFTER_LAST_PIECE,
-            description = "Fixed time a node spends after its last piece (checks, fsync, rename), calibrated on the"
-                    + " netns fleet (default: ${DEFAULT-VALUE}; 0 for the transfer alone).")
+            description = "Time a node spends after its last piece (checks, fsync, rename), calibrated on the netns"
+                    + " fleet; with --host-cores, that much CPU on one core, shared with the other nodes ending at the"
+                    + " same time (default: ${DEFAULT-VALUE}; 0 for the transfer alone).")
     Duration afterLastPiece;
 
     @Option(names = "--step", paramLabel = "DURATION", converter = Converters.DurationConverter.class,
@@ -146,7 +163,7 @@ final class SimulateCommand implements Callable<Integer> {
     String chokePolicy;
 
     @Option(names = "--unchoke-slots", paramLabel = "K",
-            description = "Regular unchoke slots, as unchokeSlots (default: Broadcast's, 15 cooperative, 4 tit-for-tat).")
+            description = "Regular unchoke slots, as unchokeSlots (default: Broadcast's, 19 cooperative, 4 tit-for-tat).")
     Integer unchokeSlots;
 
     @Option(names = "--choke-interval", paramLabel = "DURATION", converter = Converters.DurationConverter.class,
@@ -204,6 +221,9 @@ final class SimulateCommand implements Callable<Integer> {
         if (!sharing.equalsIgnoreCase("max-min") && !sharing.equalsIgnoreCase("per-flow")) {
             throw new ParameterException(spec.commandLine(), "--sharing is max-min or per-flow, not '" + sharing + "'");
         }
+        if (!overlayKind.equalsIgnoreCase("dialled") && !overlayKind.equalsIgnoreCase("random")) {
+            throw new ParameterException(spec.commandLine(), "--overlay is dialled or random, not '" + overlayKind + "'");
+        }
         if (hostCores != null && !(hostCores > 0)) {
             throw new ParameterException(spec.commandLine(), "--host-cores must be > 0");
         }
@@ -218,14 +238,19 @@ final class SimulateCommand implements Callable<Integer> {
                 .withOverheads(ideal ? Duration.ZERO : start, ideal ? Duration.ZERO : afterLastPiece,
                         ideal ? Duration.ZERO : spotCheck, ideal ? 1.0 : peerEfficiency)
                 .withChoking(chokePolicy, unchokeSlots != null ? unchokeSlots
-                        : chokePolicy.equalsIgnoreCase("tit-for-tat") ? 4 : 15, chokeInterval)
+                        : chokePolicy.equalsIgnoreCase("tit-for-tat") ? 4 : 19, chokeInterval)
                 .withPieces(pieceSize(strategies.get(0)), connections, maxRequestsPerPeer, requestQueueTime)
-                .withHostCpu(hostCores == null ? null : HostCpu.measured(hostCores));
+                .withHostCpu(hostCores == null ? null : HostCpu.measured(hostCores))
+                .withOverlay(new SimConfig.OverlayShape(overlayKind.equalsIgnoreCase("dialled"),
+                        acceptPeers == null ? 0 : acceptPeers, connectGrace));
         FluidBound tStar = FluidBound.of(size, profile.aggregateCap(), fleetLinks);
         PrintWriter out = spec.commandLine().getOut();
         out.printf(Locale.ROOT, "%nsimulate: %d nodes, %s in %s pieces, %s, S3 %s%n", nodes, ByteSize.format(size),
                 ByteSize.format(pieceSize(strategies.get(0))),
-                base.fullMesh() ? "full mesh" : "at most " + k + " peers per node", profile.describe());
+                base.fullMesh() ? "full mesh" : base.overlayShape().dialled()
+                        ? "overlay of " + k + " peers dialled (half each, at most " + base.overlayShape().accept(k)
+                                + ", the rest after " + connectGrace.toMillis() / 1e3 + " s)"
+                        : "at most " + k + " peers per node", profile.describe());
         out.printf(Locale.ROOT, "T* = %.3f s (binds: %s); rates recomputed %s%n", tStar.seconds(), tStar.binds(),
                 rateStep.isZero() ? "at every change" : "every " + rateStep.toNanos() / 1e6 + " ms");
         out.printf(Locale.ROOT, "calibrated costs: start %.3f s, after the last piece %.3f s (+ spot check %.3f s),"
@@ -234,9 +259,11 @@ final class SimulateCommand implements Callable<Integer> {
         if (base.hostCpu() != null) {
             HostCpu c = base.hostCpu();
             out.printf(Locale.ROOT, "host CPU: %s cores shared by every node; start %.2f CPU-s, %.1f ms per MiB taken in or"
-                    + " passed on, %.0f us per read call (%.0f per link-second), %.2f ms per piece + %.2f ms per peer%n",
+                    + " passed on, %.0f us per read call (%.0f + %.2f per MB/s of the link per link-second), %.2f ms per piece + %.2f"
+                    + " ms per peer%n",
                     java.math.BigDecimal.valueOf(c.cores()).stripTrailingZeros().toPlainString(), c.startSeconds(), c.byteSeconds() * (1 << 20) * 1e3, c.readSeconds() * 1e6,
-                    c.readsPerLinkSecond(), c.pieceSeconds() * 1e3, c.piecePeerSeconds() * 1e3);
+                    c.readsPerLinkSecond(), c.readsPerLinkSecondPerRate() * 1e6, c.pieceSeconds() * 1e3,
+                    c.piecePeerSeconds() * 1e3);
         }
         out.printf(Locale.ROOT, "%n%-10s %5s %9s %7s %9s %7s %6s %6s %8s %9s %9s %8s %8s %6s %9s %7s%n", "strategy",
                 "trial", "slowest s", "/T*", "mean s", "/T*", "S3/S", "conns", "msgs/nd", "ctrlB/nd", "phase1 s",
@@ -276,6 +303,11 @@ final class SimulateCommand implements Callable<Integer> {
                 line.put("links", fleetLinks.stream().map(FleetLink::describe).distinct().toList());
                 line.put("s3Profile", profile.describe());
                 line.put("peers", k);
+                if (!base.fullMesh()) {
+                    line.put("overlay", base.overlayShape().dialled() ? "dialled" : "random");
+                    line.put("acceptPeers", base.overlayShape().accept(k));
+                    line.put("connectGraceSeconds", connectGrace.toNanos() / 1e9);
+                }
                 line.put("sharing", sharing);
                 line.put("startSeconds", base.start().toNanos() / 1e9);
                 line.put("afterLastPieceSeconds", base.afterLastPiece().toNanos() / 1e9);

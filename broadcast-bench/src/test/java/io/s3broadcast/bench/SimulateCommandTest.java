@@ -29,7 +29,8 @@ class SimulateCommandTest {
         cli.setOut(new PrintWriter(out));
         int code = cli.execute("simulate", "--nodes", "18", "--size", "8MiB", "--strategies", "steal");
         assertThat(code).as(out.toString()).isZero();
-        assertThat(out.toString()).contains("at most 16 peers per node").contains("\"peers\":16");
+        assertThat(out.toString()).contains("overlay of 16 peers dialled").contains("\"peers\":16")
+                .contains("\"acceptPeers\":20");
 
         StringWriter mesh = new StringWriter();
         cli.setOut(new PrintWriter(mesh));

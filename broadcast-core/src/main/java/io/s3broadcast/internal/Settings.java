@@ -65,8 +65,13 @@ record Settings(
     static final Duration DEFAULT_LINGER = Duration.ofSeconds(30);
     static final Duration DEFAULT_CHOKE_INTERVAL = Duration.ofSeconds(10);
     static final int DEFAULT_UNCHOKE_SLOTS = 4;
-    /** Cooperative choking: up to 16 uploads at once, the optimistic one included. */
-    static final int DEFAULT_COOPERATIVE_UNCHOKE_SLOTS = 15;
+    /**
+     * Cooperative choking: up to 20 uploads at once, the optimistic one included: every peer the default overlay
+     * accepts ({@code ClusterConfig.acceptPeers()}, 16 + 4). With 15 + 1, nodes of a bounded overlay that had accepted
+     * 17 to 20 peers kept the rest choked for a whole choke round (docs/scale.md, "N = 1,000 (session 21)"). A group
+     * of at most 17 nodes has at most 16 peers: unchoked all the same.
+     */
+    static final int DEFAULT_COOPERATIVE_UNCHOKE_SLOTS = 19;
     static final int DEFAULT_MAX_REQUESTS_PER_PEER = 8;
     static final String DEFAULT_CHOKE_POLICY = ClusterConfig.COOPERATIVE;
     static final Duration DEFAULT_REQUEST_QUEUE_TIME = Duration.ofSeconds(1);

@@ -144,7 +144,7 @@ class ConfigSourceTest {
     void phaseTwoPoliciesDefaultToCooperativeAndFlipByProperty() {
         Settings defaults = Settings.resolve(new BroadcastBuilder().config(new ConfigSource(Map.of(), Map.of())));
         assertThat(defaults.cluster().chokePolicy()).isEqualTo("cooperative");
-        assertThat(defaults.cluster().unchokeSlots()).isEqualTo(15);
+        assertThat(defaults.cluster().unchokeSlots()).isEqualTo(19);
         assertThat(defaults.cluster().requestQueueTime()).isEqualTo(java.time.Duration.ofSeconds(1));
         assertThat(defaults.cluster().maxRequestsPerPeer()).isEqualTo(8);
 

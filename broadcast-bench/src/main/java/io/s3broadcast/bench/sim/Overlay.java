@@ -10,9 +10,10 @@ import java.util.Random;
 import java.util.Set;
 
 /**
- * Who is connected to whom: a full mesh (N - 1 connections per node), or a bounded random overlay, each node with at
- * most {@code k} peers, as the engine's {@code overlayPeers} builds one above {@code overlayPeers + 1} members (the
- * engine's dialler also replaces peers that are done while the node is not; the simulator's overlay stays fixed).
+ * Who is connected to whom: a full mesh (N - 1 connections per node), or a bounded overlay as the engine's dialler
+ * builds one above {@code overlayPeers + 1} members ({@link #dialled}, refilled after the grace by {@link #fill}), or
+ * a random overlay of at most {@code k} peers per node ({@link #random}, the simulator's before session 21). The
+ * engine's dialler also replaces peers that are done while the node is not; not modelled.
  */
 final class Overlay {
 
@@ -79,6 +80,93 @@ final class Overlay {
             out.add(l);
         }
         return new Overlay(out);
+    }
+
+    /**
+     * The overlay as the engine's dialler builds it at the start (broadcast-p2p {@code Dialer}): every node dials
+     * {@code ceil(k / 2)} random members (it is the dialler of about half the pairs and dials half its overlay, the
+     * other half dialling it), each accepted unless the member already has {@code accept} peers ({@code
+     * ClusterConfig.acceptPeers}). A node's peers are then its dials plus the dials it received: about {@code k},
+     * spread from about {@code k / 2} to {@code accept}. Nodes in a random order; a dial to a member already
+     * connected or full is drawn again ({@code 50 k} draws at most).
+     */
+    static Overlay dialled(int n, int k, int accept, long seed) {
+        Random random = new Random(seed);
+        List<Set<Integer>> adj = new ArrayList<>(n);
+        for (int i = 0; i < n; i++) {
+            adj.add(new HashSet<>());
+        }
+        List<Integer> order = new ArrayList<>();
+        for (int i = 0; i < n; i++) {
+            order.add(i);
+        }
+        Collections.shuffle(order, random);
+        int half = (k + 1) / 2;
+        for (int i : order) {
+            int dialled = 0;
+            for (int attempt = 0; dialled < half && adj.get(i).size() < accept && attempt < 50 * k; attempt++) {
+                int j = random.nextInt(n);
+                if (j != i && adj.get(j).size() < accept && !adj.get(i).contains(j)) {
+                    adj.get(i).add(j);
+                    adj.get(j).add(i);
+                    dialled++;
+                }
+            }
+        }
+        List<List<Integer>> out = new ArrayList<>(n);
+        for (Set<Integer> s : adj) {
+            List<Integer> l = new ArrayList<>(s);
+            Collections.sort(l);
+            out.add(l);
+        }
+        return new Overlay(out);
+    }
+
+    /**
+     * The dialler's refill once a node has been short of peers for its grace: nodes (in a random order) with fewer
+     * than {@code k} peers dial random members with fewer than {@code accept} until they have {@code k}. Returns the
+     * new pairs, which this overlay now has.
+     */
+    List<int[]> fill(int k, int accept, Random random) {
+        int n = neighbours.size();
+        List<Set<Integer>> adj = new ArrayList<>(n);
+        for (List<Integer> l : neighbours) {
+            adj.add(new HashSet<>(l));
+        }
+        List<Integer> order = new ArrayList<>();
+        for (int i = 0; i < n; i++) {
+            order.add(i);
+        }
+        Collections.shuffle(order, random);
+        List<int[]> added = new ArrayList<>();
+        for (int i : order) {
+            for (int attempt = 0; adj.get(i).size() < k && attempt < 50 * k; attempt++) {
+                int j = random.nextInt(n);
+                if (j != i && adj.get(j).size() < accept && !adj.get(i).contains(j)) {
+                    adj.get(i).add(j);
+                    adj.get(j).add(i);
+                    added.add(new int[] {i, j});
+                }
+            }
+        }
+        for (int[] e : added) {
+            List<Integer> a = new ArrayList<>(neighbours.get(e[0]));
+            a.add(e[1]);
+            neighbours.set(e[0], a);
+            List<Integer> b = new ArrayList<>(neighbours.get(e[1]));
+            b.add(e[0]);
+            neighbours.set(e[1], b);
+        }
+        return added;
+    }
+
+    /** Nodes with {@code d} peers, for d = 0 to the most. */
+    int[] degrees() {
+        int[] h = new int[maxDegree() + 1];
+        for (List<Integer> l : neighbours) {
+            h[l.size()]++;
+        }
+        return h;
     }
 
     List<Integer> neighbours(int node) {

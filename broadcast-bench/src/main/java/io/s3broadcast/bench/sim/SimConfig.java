@@ -19,7 +19,8 @@ import java.util.Objects;
  * @param maxConnections S3 connections per node at most (Broadcast's default 16; the work sizing picks fewer)
  * @param latency one-way latency of a control message between nodes
  * @param afterLastPiece a fixed time each node spends after its last piece (checks, fsync, rename), added to its
- *     completion; calibrated against the fleet, see docs/scale.md
+ *     completion; with {@code hostCpu}, the CPU-seconds of that work on one core, shared with the other nodes' ends
+ *     ({@link HostCpu#endsNanos}); calibrated against the fleet, see docs/scale.md
  * @param start a fixed time from the common start to a node's first GET (HEAD, registry, connections), calibrated
  * @param spotCheck a fixed time the cooperative strategies spend after the last piece on top of
  *     {@code afterLastPiece} (the spot check against S3), calibrated
@@ -36,12 +37,35 @@ import java.util.Objects;
  * @param maxMin links shared max-min fair (default) or equally per flow ({@link FluidNetwork})
  * @param hostCpu the host's cores every node shares and what CPU work costs ({@link HostCpu}); null (the default)
  *     for nodes with cores of their own, whose CPU is not modelled
+ * @param overlayShape how a bounded overlay is built ({@link OverlayShape}; the engine's by default)
  */
 public record SimConfig(Strategy strategy, long size, int pieceSize, long[] down, long[] up, S3Profile profile,
         long seed, int peers, int maxConnections, Duration latency, Duration afterLastPiece, Duration start,
         Duration spotCheck, double peerEfficiency, Duration requestTimeout, Duration step,
         String chokePolicy, int unchokeSlots, Duration chokeInterval, int maxRequestsPerPeer,
-        Duration requestQueueTime, Duration limit, boolean maxMin, HostCpu hostCpu) {
+        Duration requestQueueTime, Duration limit, boolean maxMin, HostCpu hostCpu, OverlayShape overlayShape) {
+
+    /**
+     * How a bounded overlay is built (above {@code peers + 1} nodes).
+     *
+     * @param dialled true: as the engine's dialler ({@link Overlay#dialled}: each node dials half its peers, the
+     *     accept bound caps them, nodes short of {@code peers} dial the rest after {@code grace}); false: the random
+     *     overlay of at most {@code peers} ({@link Overlay#random}), fixed
+     * @param acceptPeers the most peers a node accepts ({@code ClusterConfig.acceptPeers}); 0 for the engine's
+     *     {@code peers + max(2, peers / 4)}
+     * @param grace how long a node short of peers waits before it dials them all ({@code
+     *     Dialer.SHORT_OF_PEERS_GRACE_NANOS}, 1 s), from the start
+     */
+    public record OverlayShape(boolean dialled, int acceptPeers, Duration grace) {
+
+        /** The engine's: dialled, its accept bound, a 1 s grace. */
+        public static final OverlayShape ENGINE = new OverlayShape(true, 0, Duration.ofSeconds(1));
+
+        /** The accept bound for {@code peers} peers per node. */
+        public int accept(int peers) {
+            return acceptPeers > 0 ? acceptPeers : peers + Math.max(2, peers / 4);
+        }
+    }
 
     /** Broadcast's default piece size. */
     public static final int DEFAULT_PIECE_SIZE = 1 << 20;
@@ -70,8 +94,8 @@ public record SimConfig(Strategy strategy, long size, int pieceSize, long[] down
             long seed, int peers) {
         return new SimConfig(strategy, size, DEFAULT_PIECE_SIZE, down, up, profile, seed, peers, DEFAULT_CONNECTIONS,
                 Duration.ofNanos(250_000), Duration.ZERO, Duration.ZERO, Duration.ZERO, 1.0, Duration.ofSeconds(30),
-                Duration.ZERO, "cooperative", 15, Duration.ofSeconds(10), 8,
-                Duration.ofSeconds(1), Duration.ofHours(1), true, null);
+                Duration.ZERO, "cooperative", 19, Duration.ofSeconds(10), 8,
+                Duration.ofSeconds(1), Duration.ofHours(1), true, null, OverlayShape.ENGINE);
     }
 
     public int nodes() {
@@ -95,50 +119,57 @@ public record SimConfig(Strategy strategy, long size, int pieceSize, long[] down
     public SimConfig withStrategy(Strategy s) {
         return new SimConfig(s, size, pieceSize, down, up, profile, seed, peers, maxConnections, latency,
                 afterLastPiece, start, spotCheck, peerEfficiency, requestTimeout, step, chokePolicy, unchokeSlots,
-                chokeInterval, maxRequestsPerPeer, requestQueueTime, limit, maxMin, hostCpu);
+                chokeInterval, maxRequestsPerPeer, requestQueueTime, limit, maxMin, hostCpu, overlayShape);
     }
 
     public SimConfig withSeed(long s) {
         return new SimConfig(strategy, size, pieceSize, down, up, profile, s, peers, maxConnections, latency,
                 afterLastPiece, start, spotCheck, peerEfficiency, requestTimeout, step, chokePolicy, unchokeSlots,
-                chokeInterval, maxRequestsPerPeer, requestQueueTime, limit, maxMin, hostCpu);
+                chokeInterval, maxRequestsPerPeer, requestQueueTime, limit, maxMin, hostCpu, overlayShape);
     }
 
     public SimConfig withTiming(Duration latency, Duration step) {
         return new SimConfig(strategy, size, pieceSize, down, up, profile, seed, peers, maxConnections, latency,
                 afterLastPiece, start, spotCheck, peerEfficiency, requestTimeout, step, chokePolicy, unchokeSlots,
-                chokeInterval, maxRequestsPerPeer, requestQueueTime, limit, maxMin, hostCpu);
+                chokeInterval, maxRequestsPerPeer, requestQueueTime, limit, maxMin, hostCpu, overlayShape);
     }
 
     /** The calibrated costs the fluid model does not see (docs/scale.md). */
     public SimConfig withOverheads(Duration start, Duration afterLastPiece, Duration spotCheck, double peerEfficiency) {
         return new SimConfig(strategy, size, pieceSize, down, up, profile, seed, peers, maxConnections, latency,
                 afterLastPiece, start, spotCheck, peerEfficiency, requestTimeout, step, chokePolicy, unchokeSlots,
-                chokeInterval, maxRequestsPerPeer, requestQueueTime, limit, maxMin, hostCpu);
+                chokeInterval, maxRequestsPerPeer, requestQueueTime, limit, maxMin, hostCpu, overlayShape);
     }
 
     public SimConfig withSharing(boolean maxMinFair) {
         return new SimConfig(strategy, size, pieceSize, down, up, profile, seed, peers, maxConnections, latency,
                 afterLastPiece, start, spotCheck, peerEfficiency, requestTimeout, step, chokePolicy, unchokeSlots,
-                chokeInterval, maxRequestsPerPeer, requestQueueTime, limit, maxMinFair, hostCpu);
+                chokeInterval, maxRequestsPerPeer, requestQueueTime, limit, maxMinFair, hostCpu, overlayShape);
     }
 
     public SimConfig withChoking(String policy, int slots, Duration interval) {
         return new SimConfig(strategy, size, pieceSize, down, up, profile, seed, peers, maxConnections, latency,
                 afterLastPiece, start, spotCheck, peerEfficiency, requestTimeout, step, policy, slots, interval,
-                maxRequestsPerPeer, requestQueueTime, limit, maxMin, hostCpu);
+                maxRequestsPerPeer, requestQueueTime, limit, maxMin, hostCpu, overlayShape);
     }
 
     public SimConfig withPieces(int pieceSize, int maxConnections, int maxRequestsPerPeer, Duration queueTime) {
         return new SimConfig(strategy, size, pieceSize, down, up, profile, seed, peers, maxConnections, latency,
                 afterLastPiece, start, spotCheck, peerEfficiency, requestTimeout, step, chokePolicy, unchokeSlots,
-                chokeInterval, maxRequestsPerPeer, queueTime, limit, maxMin, hostCpu);
+                chokeInterval, maxRequestsPerPeer, queueTime, limit, maxMin, hostCpu, overlayShape);
+    }
+
+    /** A bounded overlay built as {@code shape} says. */
+    public SimConfig withOverlay(OverlayShape shape) {
+        return new SimConfig(strategy, size, pieceSize, down, up, profile, seed, peers, maxConnections, latency,
+                afterLastPiece, start, spotCheck, peerEfficiency, requestTimeout, step, chokePolicy, unchokeSlots,
+                chokeInterval, maxRequestsPerPeer, requestQueueTime, limit, maxMin, hostCpu, shape);
     }
 
     /** All nodes on one host sharing its CPU ({@code null}: each node has cores of its own). */
     public SimConfig withHostCpu(HostCpu cpu) {
         return new SimConfig(strategy, size, pieceSize, down, up, profile, seed, peers, maxConnections, latency,
                 afterLastPiece, start, spotCheck, peerEfficiency, requestTimeout, step, chokePolicy, unchokeSlots,
-                chokeInterval, maxRequestsPerPeer, requestQueueTime, limit, maxMin, cpu);
+                chokeInterval, maxRequestsPerPeer, requestQueueTime, limit, maxMin, cpu, overlayShape);
     }
 }

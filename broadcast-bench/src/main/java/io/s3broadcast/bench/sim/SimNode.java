@@ -165,6 +165,23 @@ final class SimNode {
         stealing.worksLeft(other.id, otherShareWorks);
     }
 
+    /**
+     * A connection made mid-run (the dialler's refill): as {@link #connect}, then the peer's {@code BITFIELD} and
+     * works left, interest and the choke as on a new peer.
+     */
+    void connectLate(SimNode other) {
+        connect(other, Math.max(0, other.advertised));
+        Link l = links.get(other.id);
+        for (int p = 0; p < config.pieceCount(); p++) {
+            if (other.requests.hasPiece(p)) {
+                requests.peerHave(other.id, p);
+            }
+        }
+        updateInterest(l);
+        rechokeIfSlotsFree();
+        pump(l);
+    }
+
     /** Phase 1 starts: as {@code ShareFetcher.begin}. */
     void begin(List<PieceRun> share, WorkSizing.Sizing sizing) {
         this.sizing = sizing;

@@ -6,7 +6,8 @@ import java.util.List;
 
 /**
  * What a simulated broadcast predicts. Times are virtual seconds from the common start; a node's completion is its last
- * piece plus the configured after-last-piece time. Per-node counts are means with the largest beside them.
+ * piece plus the configured after-last-piece time (on a shared host: that much CPU, shared with the other nodes' ends,
+ * {@link HostCpu#endsNanos}). Per-node counts are means with the largest beside them.
  *
  * @param completed whether every node got every piece before the limit
  * @param slowest the slowest node's completion
@@ -83,8 +84,18 @@ public record SimResult(String strategy, int nodes, boolean completed, double sl
     static SimResult of(SimConfig config, long startNanos, List<SimNode> nodes, Overlay overlay,
             WorkSizing.Sizing sizing, EventQueue events, FluidNetwork network, boolean done, double wallSeconds) {
         int n = nodes.size();
-        double after = (config.afterLastPiece().toNanos()
-                + (config.strategy() == io.s3broadcast.Strategy.FLAT_TREE ? 0 : config.spotCheck().toNanos())) / 1e9;
+        double spot = (config.strategy() == io.s3broadcast.Strategy.FLAT_TREE ? 0 : config.spotCheck().toNanos()) / 1e9;
+        // On a shared host the work after the last piece is CPU the ends that overlap share (HostCpu.endsNanos); with
+        // cores of its own a node spends the fixed time.
+        long[] ends = null;
+        if (config.hostCpu() != null) {
+            long[] last = new long[n];
+            for (int i = 0; i < n; i++) {
+                last[i] = nodes.get(i).lastPiece;
+            }
+            ends = config.hostCpu().endsNanos(last, config.afterLastPiece().toNanos() / 1e9);
+        }
+        double after = config.afterLastPiece().toNanos() / 1e9 + spot;
         double[] completion = new double[n];
         double slowest = 0;
         double fastest = Double.MAX_VALUE;
@@ -100,7 +111,8 @@ public record SimResult(String strategy, int nodes, boolean completed, double sl
         long stolen = 0;
         for (int i = 0; i < n; i++) {
             SimNode node = nodes.get(i);
-            double c = node.lastPiece < 0 ? Double.NaN : node.lastPiece / 1e9 + after;
+            double c = node.lastPiece < 0 ? Double.NaN
+                    : ends != null ? ends[i] / 1e9 + spot : node.lastPiece / 1e9 + after;
             completion[i] = c;
             slowest = Math.max(slowest, Double.isNaN(c) ? Double.POSITIVE_INFINITY : c);
             fastest = Math.min(fastest, Double.isNaN(c) ? Double.POSITIVE_INFINITY : c);

@@ -7,6 +7,7 @@ import io.s3broadcast.spi.cluster.WorkSizing;
 import io.s3broadcast.spi.PieceRun;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Random;
 import java.util.Locale;
 
 /**
@@ -64,7 +65,10 @@ public final class Simulation {
             shares.add(plan.share(pieceCount, sharing, sharing == 1 ? 0 : i, sizing));
         }
         overlay = config.strategy() == Strategy.FLAT_TREE ? Overlay.none(n)
-                : config.fullMesh() ? Overlay.fullMesh(n) : Overlay.random(n, config.peers(), mix(config.seed(), 0, 5));
+                : config.fullMesh() ? Overlay.fullMesh(n)
+                : config.overlayShape().dialled()
+                        ? Overlay.dialled(n, config.peers(), config.overlayShape().accept(config.peers()), mix(config.seed(), 0, 5))
+                        : Overlay.random(n, config.peers(), mix(config.seed(), 0, 5));
         HostCpu cpu = config.hostCpu();
         if (cpu != null) {
             for (SimNode node : nodes) {
@@ -83,6 +87,18 @@ public final class Simulation {
         for (SimNode node : nodes) {
             events.after(start, () -> node.begin(shares.get(node.index), sizing));
             scheduleChoke(node, interval);
+        }
+        if (config.strategy() != Strategy.FLAT_TREE && !config.fullMesh() && config.overlayShape().dialled()) {
+            // The dialler's refill: a node still short of peers after the grace dials the rest (Dialer.outboundCap).
+            Overlay built = overlay;
+            Random fillRandom = new Random(mix(config.seed(), 0, 6));
+            events.after(start + config.overlayShape().grace().toNanos(), () -> {
+                int k = config.peers();
+                for (int[] e : built.fill(k, config.overlayShape().accept(k), fillRandom)) {
+                    nodes.get(e[0]).connectLate(nodes.get(e[1]));
+                    nodes.get(e[1]).connectLate(nodes.get(e[0]));
+                }
+            });
         }
         boolean done = events.run(() -> completed == n, config.limit().toNanos());
         return SimResult.of(config, start, nodes, overlay, sizing, events, network, done,

@@ -45,6 +45,28 @@ class HostCpuTest {
     }
 
     @Test
+    void endsThatOverlapShareTheCoresAndEndsAloneTakeTheirWorkOnOneCore() {
+        HostCpu cpu = HostCpu.measured(2);
+        long s = 1_000_000_000L;
+        // 8 ends of 0.1 CPU-s at once on 2 cores: 0.4 s each (the fleet at N = 8, 10 MB/s: 0.3-0.45 s).
+        long[] together = cpu.endsNanos(new long[] {s, s, s, s, s, s, s, s}, 0.1);
+        assertThat(together).containsOnly(s + 400_000_000L);
+        // Ends far apart: 0.1 s each, on a core of their own; a node that never got its last piece never ends.
+        assertThat(cpu.endsNanos(new long[] {s, 2 * s, -1}, 0.1)).containsExactly(s + 100_000_000L,
+                2 * s + 100_000_000L, -1L);
+        // Three ends 10 ms apart on 2 cores: the first two run alone on a core each, the third shares from 20 ms.
+        long ms = 1_000_000L;
+        long[] staggered = cpu.endsNanos(new long[] {s + 20 * ms, s, s + 10 * ms}, 0.1);
+        // At 20 ms the first has 80 ms of work left, the second 90, the third 100, each at 2/3 of a core: the first
+        // ends 120 ms later; then two run on a core each.
+        assertThat(staggered[1]).isCloseTo(s + 140 * ms, org.assertj.core.api.Assertions.within(2L));
+        assertThat(staggered[2]).isCloseTo(s + 140 * ms + 10 * ms, org.assertj.core.api.Assertions.within(2L));
+        assertThat(staggered[0]).isCloseTo(s + 140 * ms + 20 * ms, org.assertj.core.api.Assertions.within(2L));
+        // No work: the last piece is the end.
+        assertThat(cpu.endsNanos(new long[] {s, s}, 0)).containsExactly(s, s);
+    }
+
+    @Test
     void rejectsNoCoresAndNegativeCosts() {
         assertThatThrownBy(() -> HostCpu.measured(0)).isInstanceOf(IllegalArgumentException.class);
         assertThatThrownBy(() -> new HostCpu(2, -1, 0, 0, 0, 0, 0)).isInstanceOf(IllegalArgumentException.class);

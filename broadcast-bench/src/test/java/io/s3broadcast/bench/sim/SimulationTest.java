@@ -96,12 +96,42 @@ class SimulationTest {
 
     @Test
     void aBoundedOverlayKeepsConnectionsWithinItsBound() {
-        SimResult r = new Simulation(SimConfig.defaults(Strategy.STEAL, 16L << 20, rates(200, 10 * MB),
-                rates(200, 10 * MB), S3Profile.paper(), 3, 8)).run();
+        SimConfig c = SimConfig.defaults(Strategy.STEAL, 16L << 20, rates(200, 10 * MB), rates(200, 10 * MB),
+                S3Profile.paper(), 3, 8);
+        // The engine's dialler: at most the accept bound, 8 + max(2, 8 / 4) = 10.
+        SimResult r = new Simulation(c).run();
         assertThat(r.completed()).isTrue();
         assertThat(r.overlayConnected()).isTrue();
-        assertThat(r.connectionsMax()).isLessThanOrEqualTo(8);
+        assertThat(r.connectionsMax()).isLessThanOrEqualTo(10);
+        assertThat(r.connectionsMean()).isGreaterThan(7.5);
         assertThat(r.s3BytesOverS()).isEqualTo(1.0);
+        // The random overlay: at most 8.
+        SimResult random = new Simulation(c.withOverlay(new SimConfig.OverlayShape(false, 0,
+                java.time.Duration.ofSeconds(5)))).run();
+        assertThat(random.completed()).isTrue();
+        assertThat(random.connectionsMax()).isLessThanOrEqualTo(8);
+    }
+
+    @Test
+    void theDialledOverlaySpreadsPeersFromAboutHalfToTheAcceptBoundAndTheRefillLiftsTheShort() {
+        Overlay o = Overlay.dialled(1000, 16, 20, 42);
+        int[] d = o.degrees();
+        // Each node dials 8 and is dialled about 8 times: degrees from about 8 to 20, mean about 16.
+        assertThat(d.length - 1).isEqualTo(20);
+        assertThat(o.meanDegree()).isBetween(15.0, 16.0);
+        int below16 = 0;
+        for (int i = 0; i < 16; i++) {
+            below16 += d[i];
+        }
+        assertThat(below16).isGreaterThan(200);
+        o.fill(16, 20, new java.util.Random(1));
+        int[] after = o.degrees();
+        int stillShort = 0;
+        for (int i = 0; i < Math.min(16, after.length); i++) {
+            stillShort += after[i];
+        }
+        assertThat(stillShort).isLessThan(5);
+        assertThat(o.maxDegree()).isEqualTo(20);
     }
 
     @Test
