@@ -22,7 +22,11 @@ import io.s3broadcast.spi.ConnectionTuning;
  * <li><b>Run-time cap.</b> The {@link ConnectionTuning} may raise the count while the fetch runs, up to the
  *     node's part of a fleet-wide budget of {@link #FLEET_CONNECTIONS} GETs ({@code FLEET_CONNECTIONS / nodes},
  *     at least the computed count, at most the configured maximum): a single node may go to 16, each of eight
- *     nodes to 8, each of sixteen to 4.
+ *     nodes to 8, each of sixteen to 4. A node of a cluster goes to half its share's ranges at most
+ *     ({@link #RANGES_IN_FLIGHT_DIVISOR}), never below the computed count: on a link shared with peers the rate
+ *     rises with every GET added, and the tuner put all eight ranges of a node of eight in flight within a
+ *     second, so no work was left to steal and a slow node's last ranges decided phase 1 (docs/results.md,
+ *     session 21: N = 8 at 5 MB/s, median 1.31 to 1.26 T*, the slowest of ten trials 1.50 to 1.35).
  * </ul>
  */
 final class ComputedWorkSizing implements WorkSizing {
@@ -45,6 +49,9 @@ final class ComputedWorkSizing implements WorkSizing {
     static final double MAX_RANGE_SECONDS = 2.0;
     /** Fewest connections when the share has at least that many ranges: one slow draw does not idle the link. */
     static final int MIN_CONNECTIONS = 2;
+
+    /** A node of a cluster tunes up to its share's ranges divided by this at most: the rest stay for thieves. */
+    static final int RANGES_IN_FLIGHT_DIVISOR = 2;
 
     /** GETs in flight the whole fleet may tune up to, shared out evenly between the nodes. */
     static final int FLEET_CONNECTIONS = 64;
@@ -78,8 +85,11 @@ final class ComputedWorkSizing implements WorkSizing {
         long ranges = Math.max(1, ceil(pieces, range));
         long connections = Math.max(MIN_CONNECTIONS, ranges / units);
         connections = Math.max(1, Math.min(Math.min(connections, ranges), maxConnections));
-        int cap = (int) Math.max(connections, Math.min(maxConnections, FLEET_CONNECTIONS / share.nodes()));
-        return new Sizing((int) connections, range, range, pieceSize, cap, tuning, hedge);
+        long cap = Math.max(connections, Math.min(maxConnections, FLEET_CONNECTIONS / share.nodes()));
+        if (share.nodes() > 1) {
+            cap = Math.max(connections, Math.min(cap, ranges / RANGES_IN_FLIGHT_DIVISOR));
+        }
+        return new Sizing((int) connections, range, range, pieceSize, (int) cap, tuning, hedge);
     }
 
     private static long ceil(long a, long b) {

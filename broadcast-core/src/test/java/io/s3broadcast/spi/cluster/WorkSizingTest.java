@@ -112,13 +112,19 @@ class WorkSizingTest {
     }
 
     @Test
-    void theRunTimeCapIsTheNodesPartOfTheFleetBudget() {
+    void theRunTimeCapIsTheNodesPartOfTheFleetBudgetAndLeavesHalfTheRangesToSteal() {
         WorkSizing w = WorkSizing.computed(16, io.s3broadcast.spi.ConnectionTuning.hillClimbing(), true);
-        // Alone: every configured connection; 8 nodes: 64 / 8; 16 nodes: 4; never below the computed count.
+        // Alone: every configured connection; 4 nodes: 64 / 4 = 16, within half the share's 16 ranges: 8;
+        // 8 nodes: 64 / 8 = 8, within half the share's 8 ranges: 4; 16 nodes: 4 ranges, half is 2, the computed count.
         assertThat(w.size(share(64, 1)).maxConnections()).isEqualTo(16);
-        assertThat(w.size(share(64, 8)).maxConnections()).isEqualTo(8);
+        assertThat(w.size(share(64, 4)).maxConnections()).isEqualTo(8);
+        assertThat(w.size(share(64, 8)).maxConnections()).isEqualTo(4);
         assertThat(w.size(share(64, 8)).connections()).isEqualTo(2);
-        assertThat(w.size(share(64, 16)).maxConnections()).isEqualTo(4);
+        assertThat(w.size(share(64, 16)).maxConnections()).isEqualTo(2);
+        assertThat(w.size(share(64, 16)).connections()).isEqualTo(2);
+        // The fleet's part binds: 160 MiB over 8 nodes, 20 ranges of 1 MiB, 5 connections, half is 10, 64 / 8 = 8.
+        assertThat(w.size(share(160, 8)).connections()).isEqualTo(5);
+        assertThat(w.size(share(160, 8)).maxConnections()).isEqualTo(8);
         assertThat(w.size(share(512, 64)).maxConnections()).isEqualTo(w.size(share(512, 64)).connections());
         assertThat(w.size(share(8, 8)).reads().tuning()).isSameAs(io.s3broadcast.spi.ConnectionTuning.hillClimbing());
         assertThat(w.size(share(8, 8)).reads().hedge()).isTrue();
