@@ -55,15 +55,8 @@ final class Overlay {
      */
     static Overlay random(int n, int k, long seed) {
         Random random = new Random(seed);
-        List<Set<Integer>> adj = new ArrayList<>(n);
-        for (int i = 0; i < n; i++) {
-            adj.add(new HashSet<>());
-        }
-        List<Integer> order = new ArrayList<>();
-        for (int i = 0; i < n; i++) {
-            order.add(i);
-        }
-        Collections.shuffle(order, random);
+        List<Set<Integer>> adj = emptyAdjacency(n);
+        List<Integer> order = shuffledNodes(n, random);
         for (int i : order) {
             for (int attempt = 0; adj.get(i).size() < k && attempt < 50 * k; attempt++) {
                 int j = random.nextInt(n);
@@ -73,13 +66,7 @@ final class Overlay {
                 }
             }
         }
-        List<List<Integer>> out = new ArrayList<>(n);
-        for (Set<Integer> s : adj) {
-            List<Integer> l = new ArrayList<>(s);
-            Collections.sort(l);
-            out.add(l);
-        }
-        return new Overlay(out);
+        return sorted(adj);
     }
 
     /**
@@ -92,15 +79,8 @@ final class Overlay {
      */
     static Overlay dialled(int n, int k, int accept, long seed) {
         Random random = new Random(seed);
-        List<Set<Integer>> adj = new ArrayList<>(n);
-        for (int i = 0; i < n; i++) {
-            adj.add(new HashSet<>());
-        }
-        List<Integer> order = new ArrayList<>();
-        for (int i = 0; i < n; i++) {
-            order.add(i);
-        }
-        Collections.shuffle(order, random);
+        List<Set<Integer>> adj = emptyAdjacency(n);
+        List<Integer> order = shuffledNodes(n, random);
         int half = (k + 1) / 2;
         for (int i : order) {
             int dialled = 0;
@@ -113,7 +93,30 @@ final class Overlay {
                 }
             }
         }
-        List<List<Integer>> out = new ArrayList<>(n);
+        return sorted(adj);
+    }
+
+    private static List<Set<Integer>> emptyAdjacency(int n) {
+        List<Set<Integer>> adj = new ArrayList<>(n);
+        for (int i = 0; i < n; i++) {
+            adj.add(new HashSet<>());
+        }
+        return adj;
+    }
+
+    /** Nodes 0 to n - 1 in a random order (one shuffle of {@code random}). */
+    private static List<Integer> shuffledNodes(int n, Random random) {
+        List<Integer> order = new ArrayList<>(n);
+        for (int i = 0; i < n; i++) {
+            order.add(i);
+        }
+        Collections.shuffle(order, random);
+        return order;
+    }
+
+    /** The overlay of {@code adj}, each node's peers in ascending order. */
+    private static Overlay sorted(List<Set<Integer>> adj) {
+        List<List<Integer>> out = new ArrayList<>(adj.size());
         for (Set<Integer> s : adj) {
             List<Integer> l = new ArrayList<>(s);
             Collections.sort(l);
