@@ -53,6 +53,9 @@ final class MatrixTrial implements AutoCloseable {
     /** Per node: when its latest process started (a restart gets the whole node timeout too). */
     private long[] startedNanos;
 
+    /** Each node's S3 port's byte count when this trial began. */
+    private final long[] s3BytesBefore;
+
     MatrixTrial(FaultMatrix matrix, ChaosContext context, FaultCase c, int index, long seed) throws IOException {
         this.matrix = matrix;
         this.context = context;
@@ -62,8 +65,11 @@ final class MatrixTrial implements AutoCloseable {
         this.exitEpochMillis = new long[context.nodes()];
         this.exits = new java.util.concurrent.CompletableFuture<?>[context.nodes()];
         fleet.env("S3BROADCAST_SECRET", secret).linger(matrix.linger());
+        this.s3BytesBefore = new long[context.nodes()];
         for (int i = 0; i < context.nodes(); i++) {
             fleet.endpoint(i, matrix.s3Port("node-" + i));
+            // The matrix's S3 ports and their byte counts outlive a trial: earlier cases counted on them too.
+            s3BytesBefore[i] = matrix.s3Bytes("node-" + i);
         }
     }
 
@@ -103,14 +109,15 @@ final class MatrixTrial implements AutoCloseable {
     }
 
     /**
-     * Waits until node {@code i} has read at least {@code minBytes} of response bytes from S3 through its own port
+     * Waits until node {@code i} has read at least {@code minBytes} of response bytes from S3 through its own port in
+     * this trial (the port outlives it)
      * (more than a HEAD's response: its metadata is known and a body is flowing), or 60 s. A fault meant to strike
      * "mid-run" for that node must not strike before its first HEAD has returned: a node that never reached S3
      * cannot know the object, and fails by design.
      */
     void awaitS3Bytes(int i, long minBytes) throws InterruptedException {
         long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
-        while (matrix.s3Bytes("node-" + i) < minBytes) {
+        while (matrix.s3Bytes("node-" + i) - s3BytesBefore[i] < minBytes) {
             if (System.nanoTime() > deadline) {
                 notes.append("node-").append(i).append(" read under ").append(minBytes)
                         .append(" bytes from S3 within 60 s; ");
