@@ -2,15 +2,9 @@ package io.s3broadcast.bench;
 
 import java.io.File;
 import java.io.IOException;
-import java.io.InputStream;
-import java.io.OutputStream;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
-import java.security.DigestInputStream;
-import java.security.MessageDigest;
-import java.security.NoSuchAlgorithmException;
-import java.util.HexFormat;
 import java.util.List;
 import java.util.Optional;
 import org.slf4j.Logger;
@@ -65,7 +59,7 @@ final class CrtNativeLibrary {
         try {
             Path file = Files.createFile(work.resolve(fileName));
             extractor.extract(file.toFile());
-            Path dir = tmp.resolve(PREFIX + digest(file));
+            Path dir = tmp.resolve(PREFIX + Sha256.of(file).substring(0, 16));
             if (Files.isRegularFile(dir.resolve(fileName))) {
                 return dir;
             }
@@ -82,15 +76,6 @@ final class CrtNativeLibrary {
             FleetFiles.deleteTree(work);
         }
     }
-
-    private static String digest(Path file) throws IOException, NoSuchAlgorithmException {
-        MessageDigest sha = MessageDigest.getInstance("SHA-256");
-        try (InputStream in = new DigestInputStream(Files.newInputStream(file), sha)) {
-            in.transferTo(OutputStream.nullOutputStream());
-        }
-        return HexFormat.of().formatHex(sha.digest(), 0, 8);
-    }
-
 
     /** For tests: whether {@code flags} name a library directory. */
     static Optional<Path> directoryOf(List<String> flags) {
