@@ -18,11 +18,12 @@ import org.slf4j.LoggerFactory;
 /**
  * An application class-data sharing (AppCDS) archive of the classes a node JVM loads, so the node JVMs a bench
  * command launches map them from one file instead of loading, verifying and linking them each time (docs/bench.md,
- * "Node JVMs"). The archive lives in a cache directory under a name made from the JVM's build and the class
- * path's files (path, size, modification time): made once by a training run of the JVM with
- * {@code -XX:ArchiveClassesAtExit}, reused by every later run, made again when the jar or the JVM changes.
+ * "Node JVMs"): a dynamic archive, or on JDK 25 and later an AOT cache ({@link ArchiveFormat}). The archive lives in
+ * a cache directory under a name made from the JVM's build and the class path's files (path, size, modification
+ * time): made once by a training run of the JVM, reused by every later run, made again when the jar or the JVM
+ * changes.
  *
- * <p>Before flags are handed out, the JVM is asked to start with {@code -Xshare:on} and the archive (once per
+ * <p>Before flags are handed out, the JVM is asked to start with the archive required (once per
  * instance): if it refuses (an archive of another build, a damaged file), the archive is deleted and made once
  * more; if that fails too, or the training run cannot dump one (a class path with directories), the node JVMs
  * run without one ({@link #flags} is empty) and the reason is logged.
@@ -41,6 +42,7 @@ final class ClassDataArchive {
     private final String classPath;
     private final List<String> jvmFlags;
     private final Runner runner;
+    private final ArchiveFormat format;
     private List<String> flags;
 
     /**
@@ -49,8 +51,11 @@ final class ClassDataArchive {
      * @param classPath their class path
      * @param jvmFlags their other flags (heap, GC, JIT), used for the training run too
      * @param runner runs the training and probe commands
+     * @param format the kind of archive, one {@code java} can make ({@link ArchiveFormat#forFeature})
      */
-    ClassDataArchive(Path cacheDir, String java, String classPath, List<String> jvmFlags, Runner runner) {
+    ClassDataArchive(Path cacheDir, String java, String classPath, List<String> jvmFlags, Runner runner,
+            ArchiveFormat format) {
+        this.format = format;
         this.cacheDir = cacheDir;
         this.java = java;
         this.classPath = classPath;
@@ -73,7 +78,7 @@ final class ClassDataArchive {
 
     /** The archive's file: one per JVM build and class path content. */
     Path file() {
-        return cacheDir.resolve("node-" + key() + ".jsa");
+        return cacheDir.resolve("node-" + key() + format.extension());
     }
 
     /**
@@ -95,7 +100,7 @@ final class ClassDataArchive {
             if (Files.exists(file)) {
                 if (accepted(file)) {
                     LOG.info("node JVMs use the class-data archive {}", file);
-                    return useFlags(file);
+                    return format.useFlags(file);
                 }
                 LOG.warn("the JVM rejects the class-data archive {}; making it again", file);
                 Files.deleteIfExists(file);
@@ -105,7 +110,7 @@ final class ClassDataArchive {
             }
             if (accepted(file)) {
                 LOG.info("made the class-data archive {} for the node JVMs", file);
-                return useFlags(file);
+                return format.useFlags(file);
             }
             LOG.warn("the JVM rejects the class-data archive it just made ({}); node JVMs run without one", file);
             Files.deleteIfExists(file);
@@ -116,11 +121,6 @@ final class ClassDataArchive {
         }
     }
 
-    /** {@code -Xshare:auto}: should the file go bad after the check, the JVM starts without it rather than failing. */
-    private static List<String> useFlags(Path file) {
-        return List.of("-XX:SharedArchiveFile=" + file, "-Xshare:auto");
-    }
-
     /** A training run that dumps the archive at exit; true when the archive is in place. */
     private boolean train(Path file, List<String> trainingArgs) throws IOException, InterruptedException {
         Path tmp = cacheDir.resolve(file.getFileName() + "." + ProcessHandle.current().pid() + ".tmp");
@@ -129,7 +129,7 @@ final class ClassDataArchive {
         List<String> command = new ArrayList<>();
         command.add(java);
         command.addAll(jvmFlags);
-        command.add("-XX:ArchiveClassesAtExit=" + tmp);
+        command.addAll(format.trainFlags(tmp));
         command.addAll(List.of("-cp", classPath));
         command.addAll(trainingArgs);
         LOG.info("making a class-data archive for the node JVMs: one untimed training run ({})", log);
@@ -151,12 +151,13 @@ final class ClassDataArchive {
         }
     }
 
-    /** Whether the JVM starts with the archive required ({@code -Xshare:on} fails when it cannot map it). */
+    /** Whether the JVM starts with the archive required (it fails to start when it cannot use it). */
     private boolean accepted(Path file) throws IOException, InterruptedException {
         List<String> command = new ArrayList<>();
         command.add(java);
         command.addAll(jvmFlags);
-        command.addAll(List.of("-Xshare:on", "-XX:SharedArchiveFile=" + file, "-cp", classPath, "-version"));
+        command.addAll(format.checkFlags(file));
+        command.addAll(List.of("-cp", classPath, "-version"));
         return runner.run(command, cacheDir.resolve(file.getFileName() + ".check.log")) == 0;
     }
 

@@ -48,11 +48,18 @@ final class NodeJvm {
      * ({@link #JIT_DIRECTIVES}; the directives' "added" line goes to stderr with the VM's other output, so stdout
      * keeps only the node's table and JSON line) and reached after a fiftieth of the usual calls (so the first
      * pieces are not hashed in the interpreter while the compile waits), C1 compiling every other method later than
-     * by default (tier-3 thresholds raised). Measured in docs/bench.md ("Node JVMs"). Without a directives file (the temporary directory is not
+     * by default (tier-3 thresholds raised). Measured in docs/bench.md ("Node JVMs"). From JDK 22, native access for
+     * the class path (CRT loads its library). Without a directives file (the temporary directory is not
      * writable) the flags are the earlier C1-only ones, where SHA-256 runs without its intrinsic. Last, CRT's native
      * library extracted once ({@link CrtNativeLibrary}) on the library path, so a node JVM does not extract it again.
      */
     static final List<String> FLAGS = flags();
+
+    /**
+     * From JDK 22 a JVM warns on stderr when code on the class path loads a native library (CRT does) unless native
+     * access is enabled for it.
+     */
+    private static final int NATIVE_ACCESS_WARNS_SINCE = 22;
 
     private NodeJvm() {
     }
@@ -76,6 +83,9 @@ final class NodeJvm {
             flags.addAll(List.of("-XX:TieredStopAtLevel=1", "-XX:CICompilerCount=1"));
         }
         flags.addAll(common);
+        if (Runtime.version().feature() >= NATIVE_ACCESS_WARNS_SINCE) {
+            flags.add("--enable-native-access=ALL-UNNAMED");
+        }
         flags.addAll(CrtNativeLibrary.flags(Path.of(System.getProperty("java.io.tmpdir"))));
         return List.copyOf(flags);
     }
@@ -127,7 +137,7 @@ final class NodeJvm {
             env.accept(pb.environment());
             pb.environment().put("S3BROADCAST_SECRET", HexFormat.of().formatHex(new SecureRandom().generateSeed(16)));
             return pb.start().waitFor();
-        });
+        }, ArchiveFormat.forThisJvm());
     }
 
     /**

@@ -12,11 +12,19 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.jar.JarEntry;
 import java.util.jar.JarOutputStream;
+import java.util.stream.Stream;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.Arguments;
+import org.junit.jupiter.params.provider.MethodSource;
 
-/** The archive's life against a real JVM: made once, reused, made again when rejected, none when it cannot be made. */
+/**
+ * The archive's life against a real JVM: made once, reused, made again when rejected, none when it cannot be made;
+ * in each format a JVM here can make: the dynamic archive with this JVM, the AOT cache with a JDK 25 or later when
+ * this JVM is one or one is installed beside it ({@link Jdks}).
+ */
 class ClassDataArchiveTest {
 
     private static final List<String> FLAGS = List.of("-XX:TieredStopAtLevel=1", "-XX:+UseSerialGC", "-Xmx64m");
@@ -49,27 +57,39 @@ class ClassDataArchiveTest {
         cache = tmp.resolve("cache");
     }
 
-    private ClassDataArchive archive(Path classPath) {
+    /** Each format with a {@code java} that makes it; the AOT cache only where a JDK 25 or later is found. */
+    static Stream<Arguments> formats() {
+        Stream.Builder<Arguments> formats = Stream.builder();
+        formats.add(Arguments.of(ArchiveFormat.DYNAMIC_CDS, NodeJvm.java()));
+        Jdks.javaOf(ArchiveFormat.AOT_CACHE_SINCE).ifPresent(java -> formats.add(Arguments.of(ArchiveFormat.AOT_CACHE, java)));
+        return formats.build();
+    }
+
+    private ClassDataArchive archive(Path classPath, ArchiveFormat format, String java) {
         ClassDataArchive.Runner real = ClassDataArchive.processes();
-        return new ClassDataArchive(cache, NodeJvm.java(), classPath.toString(), FLAGS, (command, log) -> {
-            if (command.stream().anyMatch(a -> a.startsWith("-XX:ArchiveClassesAtExit="))) {
+        Path marker = Path.of("marker");
+        String training = format.trainFlags(marker).get(0).replace(marker.toString(), "");
+        return new ClassDataArchive(cache, java, classPath.toString(), FLAGS, (command, log) -> {
+            if (command.stream().anyMatch(a -> a.startsWith(training))) {
                 trainings.add(command);
             }
             return real.run(command, log);
-        });
+        }, format);
     }
 
-    @Test
-    void madeOnceByATrainingRunThenReusedByTheNextBench() throws Exception {
-        ClassDataArchive first = archive(jar);
+    @ParameterizedTest
+    @MethodSource("formats")
+    void madeOnceByATrainingRunThenReusedByTheNextBench(ArchiveFormat format, String java) throws Exception {
+        ClassDataArchive first = archive(jar, format, java);
         List<String> flags = first.flags(TRAINING);
 
-        assertThat(flags).containsExactly("-XX:SharedArchiveFile=" + first.file(), "-Xshare:auto");
+        assertThat(flags).isEqualTo(format.useFlags(first.file()));
+        assertThat(first.file().toString()).endsWith(format.extension());
         assertThat(first.file()).isNotEmptyFile();
         assertThat(trainings).hasSize(1);
         assertThat(first.flags(TRAINING)).isSameAs(flags);
 
-        List<String> again = archive(jar).flags(TRAINING);
+        List<String> again = archive(jar, format, java).flags(TRAINING);
         assertThat(again).isEqualTo(flags);
         assertThat(trainings).hasSize(1);
         try (var files = Files.list(cache)) {
@@ -77,21 +97,23 @@ class ClassDataArchiveTest {
         }
     }
 
-    @Test
-    void anArchiveTheJvmRejectsIsMadeAgain() throws Exception {
-        ClassDataArchive archive = archive(jar);
+    @ParameterizedTest
+    @MethodSource("formats")
+    void anArchiveTheJvmRejectsIsMadeAgain(ArchiveFormat format, String java) throws Exception {
+        ClassDataArchive archive = archive(jar, format, java);
         Files.createDirectories(cache);
         Files.write(archive.file(), new byte[4096]);
 
         List<String> flags = archive.flags(TRAINING);
 
-        assertThat(flags).containsExactly("-XX:SharedArchiveFile=" + archive.file(), "-Xshare:auto");
+        assertThat(flags).isEqualTo(format.useFlags(archive.file()));
         assertThat(trainings).hasSize(1);
         assertThat(Files.size(archive.file())).isGreaterThan(4096);
     }
 
-    @Test
-    void noFlagsWhenTheTrainingRunCannotDumpAnArchive() throws Exception {
+    @ParameterizedTest
+    @MethodSource("formats")
+    void noFlagsWhenTheTrainingRunCannotDumpAnArchive(ArchiveFormat format, String java) throws Exception {
         // The class loaded from a directory: the JVM runs it, but will not dump an archive for such a class path.
         String entry = Hello.class.getName().replace('.', '/') + ".class";
         Path classes = tmp.resolve("classes");
@@ -100,16 +122,17 @@ class ClassDataArchiveTest {
         try (InputStream in = Hello.class.getClassLoader().getResourceAsStream(entry)) {
             Files.copy(in, file);
         }
-        ClassDataArchive archive = archive(classes);
+        ClassDataArchive archive = archive(classes, format, java);
 
         assertThat(archive.flags(TRAINING)).isEmpty();
         assertThat(trainings).hasSize(1);
         assertThat(archive.file()).doesNotExist();
     }
 
-    @Test
-    void noFlagsWhenTheTrainingRunFails() throws Exception {
-        ClassDataArchive archive = archive(jar);
+    @ParameterizedTest
+    @MethodSource("formats")
+    void noFlagsWhenTheTrainingRunFails(ArchiveFormat format, String java) throws Exception {
+        ClassDataArchive archive = archive(jar, format, java);
 
         assertThat(archive.flags(List.of("NoSuchMainClass"))).isEmpty();
         assertThat(archive.file()).doesNotExist();
@@ -117,14 +140,22 @@ class ClassDataArchiveTest {
 
     @Test
     void anotherJarOrJvmFlagsGetAnotherArchive() throws Exception {
-        Path before = archive(jar).file();
+        Path before = archive(jar, ArchiveFormat.DYNAMIC_CDS, NodeJvm.java()).file();
         Files.setLastModifiedTime(jar, FileTime.fromMillis(Files.getLastModifiedTime(jar).toMillis() - 60_000));
-        Path touched = archive(jar).file();
+        Path touched = archive(jar, ArchiveFormat.DYNAMIC_CDS, NodeJvm.java()).file();
         Path otherFlags = new ClassDataArchive(cache, NodeJvm.java(), jar.toString(), List.of("-Xmx32m"),
-                ClassDataArchive.processes()).file();
+                ClassDataArchive.processes(), ArchiveFormat.DYNAMIC_CDS).file();
 
         assertThat(touched).isNotEqualTo(before);
         assertThat(otherFlags).isNotEqualTo(touched);
         assertThat(before.getParent()).isEqualTo(cache);
+    }
+
+    @Test
+    void aJdkMakesTheBestFormatItCan() {
+        assertThat(ArchiveFormat.forFeature(17)).isEqualTo(ArchiveFormat.DYNAMIC_CDS);
+        assertThat(ArchiveFormat.forFeature(24)).isEqualTo(ArchiveFormat.DYNAMIC_CDS);
+        assertThat(ArchiveFormat.forFeature(25)).isEqualTo(ArchiveFormat.AOT_CACHE);
+        assertThat(ArchiveFormat.forFeature(26)).isEqualTo(ArchiveFormat.AOT_CACHE);
     }
 }
