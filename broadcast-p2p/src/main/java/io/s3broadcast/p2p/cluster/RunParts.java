@@ -187,6 +187,11 @@ final class RunParts implements Housekeeping.Checks {
         orphans.check();
     }
 
+    @Override
+    public void loopStalled(long nanos) {
+        orphans.loopStalled(nanos);
+    }
+
     /** Stops the components that run on their own: choking rounds, the linger, phase 1, the HAVE batches. */
     void stop() {
         chokeDriver.stop();

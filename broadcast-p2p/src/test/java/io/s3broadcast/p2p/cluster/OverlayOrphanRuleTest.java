@@ -119,6 +119,30 @@ class OverlayOrphanRuleTest {
     }
 
     @Test
+    void timeTheLoopDidNotRunDoesNotCountTowardsTheQuietTime() {
+        rule.check();
+        time.advance(Duration.ofMillis(100));
+        rule.check();
+        time.advance(QUIET);
+        rule.loopStalled(QUIET.minusMillis(100).toNanos()); // one tick, late by the quiet time
+        rule.check();
+        assertThat(taken).as("it ran for 200 ms of the quiet time").isEmpty();
+        time.advance(QUIET.minusMillis(200).minusNanos(1));
+        rule.check();
+        assertThat(taken).isEmpty();
+        time.advance(Duration.ofNanos(1));
+        rule.check();
+        assertThat(taken).as("3 s of running quiet").containsExactly(List.of(new PieceRun(4, 5)));
+    }
+
+    @Test
+    void aStallBeforeTheConditionHeldChangesNothing() {
+        rule.loopStalled(QUIET.toNanos());
+        takenExactlyAfterTheQuietTime();
+        assertThat(taken).containsExactly(List.of(new PieceRun(4, 5)));
+    }
+
+    @Test
     void aMemberNotConnectedHoldsTheRuleBackOnlyWhileThisNodeHasFewerPeersThanItKeeps() {
         membership.joined(new NodeInfo("f", "127.0.0.1", 1), false);
         assertThat(membership.anyPending()).as("b has its 2 peers: f is not waited for").isFalse();
