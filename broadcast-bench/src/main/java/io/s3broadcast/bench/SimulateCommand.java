@@ -110,8 +110,8 @@ final class SimulateCommand implements Callable<Integer> {
     Integer acceptPeers;
 
     @Option(names = "--connect-grace", paramLabel = "DURATION", converter = Converters.DurationConverter.class,
-            defaultValue = "5s", description = "How long a node short of peers waits for dials before it dials them"
-                    + " itself, from the start (default: ${DEFAULT-VALUE}, the engine's Membership.CONNECT_GRACE_NANOS).")
+            defaultValue = "1s", description = "How long a node short of peers waits for dials before it dials them"
+                    + " itself, from the start (default: ${DEFAULT-VALUE}, the engine's Dialer.SHORT_OF_PEERS_GRACE_NANOS).")
     Duration connectGrace;
 
     @Option(names = "--latency", paramLabel = "DURATION", converter = Converters.DurationConverter.class,

@@ -54,12 +54,12 @@ public record SimConfig(Strategy strategy, long size, int pieceSize, long[] down
      * @param acceptPeers the most peers a node accepts ({@code ClusterConfig.acceptPeers}); 0 for the engine's
      *     {@code peers + max(2, peers / 4)}
      * @param grace how long a node short of peers waits before it dials them all ({@code
-     *     Membership.CONNECT_GRACE_NANOS}, 5 s), from the start
+     *     Dialer.SHORT_OF_PEERS_GRACE_NANOS}, 1 s), from the start
      */
     public record OverlayShape(boolean dialled, int acceptPeers, Duration grace) {
 
-        /** The engine's: dialled, its accept bound, a 5 s grace. */
-        public static final OverlayShape ENGINE = new OverlayShape(true, 0, Duration.ofSeconds(5));
+        /** The engine's: dialled, its accept bound, a 1 s grace. */
+        public static final OverlayShape ENGINE = new OverlayShape(true, 0, Duration.ofSeconds(1));
 
         /** The accept bound for {@code peers} peers per node. */
         public int accept(int peers) {

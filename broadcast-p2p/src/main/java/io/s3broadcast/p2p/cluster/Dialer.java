@@ -36,6 +36,13 @@ import java.util.function.Supplier;
 final class Dialer {
 
     static final long MAX_REDIAL_MILLIS = 2_000;
+    /**
+     * How long a node of a bounded overlay waits for the other half of its peers to dial it before it dials them
+     * itself. Each node dials half its overlay and is dialled about as often, so a node's peers at the start spread
+     * from about half the overlay to the accept bound; at 5 s (the connect grace, as before) the nodes left short took
+     * half their share or less for most of a 1,000-node broadcast (docs/scale.md, "N = 1,000 (session 21)").
+     */
+    static final long SHORT_OF_PEERS_GRACE_NANOS = java.util.concurrent.TimeUnit.SECONDS.toNanos(1);
     /** A member that refused this node for having too many peers is not dialled again for this long. */
     static final long REFUSED_MILLIS = 10_000;
 

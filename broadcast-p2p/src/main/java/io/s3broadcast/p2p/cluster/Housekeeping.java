@@ -1,5 +1,6 @@
 package io.s3broadcast.p2p.cluster;
 
+import com.google.common.base.Ticker;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
@@ -10,10 +11,15 @@ import java.util.concurrent.TimeUnit;
  * that never connected expire ({@link Membership}) and the overlay fills up ({@link Dialer}); then a complete node
  * checks whether its linger is over ({@link Linger}), and a node still fetching opens phase 2 when due ({@link
  * PhaseGate}), expires unanswered requests ({@link PieceExchange}) and applies the orphan rule ({@link OrphanRule}).
+ * A tick that comes {@link #STALL_NANOS} or more after the one before (of the injected ticker's time) means the
+ * loop did not run meanwhile (a GC pause, a starved process): the checks hear how long first ({@link
+ * Checks#loopStalled}), before anything that arrived meanwhile has been handled.
  */
 final class Housekeeping {
 
     static final long PERIOD_MILLIS = 100;
+    /** A gap between two ticks this long or longer is a stall of the loop: five periods. */
+    static final long STALL_NANOS = TimeUnit.MILLISECONDS.toNanos(5 * PERIOD_MILLIS);
 
     /** The run's state and checks the tick reads and calls. */
     interface Run {
@@ -46,15 +52,21 @@ final class Housekeeping {
 
         /** {@link OrphanRule#check}. */
         void checkOrphans();
+
+        /** The loop did not run for {@code nanos} beyond a tick's period ({@link OrphanRule#loopStalled}). */
+        void loopStalled(long nanos);
     }
 
     private final ScheduledExecutorService loop;
+    private final Ticker ticker;
     private final Run run;
     private final Checks c;
     private ScheduledFuture<?> timer;
+    private long lastTick = -1;
 
-    Housekeeping(ScheduledExecutorService loop, Run run, Checks checks) {
+    Housekeeping(ScheduledExecutorService loop, Ticker ticker, Run run, Checks checks) {
         this.loop = loop;
+        this.ticker = ticker;
         this.run = run;
         this.c = checks;
     }
@@ -70,6 +82,12 @@ final class Housekeeping {
     }
 
     private void tick() {
+        long now = ticker.read();
+        long gap = lastTick < 0 ? 0 : now - lastTick;
+        lastTick = now;
+        if (gap >= STALL_NANOS) {
+            c.loopStalled(gap - TimeUnit.MILLISECONDS.toNanos(PERIOD_MILLIS));
+        }
         if (run.closing()) {
             return;
         }

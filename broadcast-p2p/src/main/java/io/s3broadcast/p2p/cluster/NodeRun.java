@@ -70,7 +70,7 @@ final class NodeRun implements ClusterRun, GroupJoin.Run, Housekeeping.Run {
         this.ticker = config.ticker();
         this.startNanos = ticker.read();
         this.c = new RunParts(this, cluster, task, loop, peers, exchangedWith);
-        this.housekeeping = new Housekeeping(loop, this, c);
+        this.housekeeping = new Housekeeping(loop, config.ticker(), this, c);
         completion.whenComplete((o, e) -> {
             if (e instanceof CancellationException) {
                 execute(this::leave); // the fetch was cancelled or the Broadcast closed: a graceful leave

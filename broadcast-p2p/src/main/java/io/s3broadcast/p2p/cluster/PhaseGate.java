@@ -7,8 +7,9 @@ import org.slf4j.LoggerFactory;
 
 /**
  * When phase 1 is over and phase 2 opens. Phase 1 is over as far as this node knows when its own part is done (its
- * list empty and not fetching, no work awaited: {@code ownDone}) and every member is connected and every peer last
- * reported an empty list ({@link PhaseOneRun#peersOutOfWork}); then phase 2 starts, and the {@link
+ * list empty and not fetching, no work awaited: {@code ownDone}) and every peer last reported an empty list (in a
+ * full mesh also every member is connected; in a bounded overlay members not connected are not waited for: {@link
+ * PhaseOneRun#peersOutOfWork}); then phase 2 starts, and the {@link
  * ClusterPlan} says whether requests to peers had to wait for that ({@link #phase2Allowed}). It also keeps when
  * this node's phase 1 ended, for the outcome. On the run's loop only.
  */

@@ -14,7 +14,10 @@ interface PhaseOneRun {
     /** Sends {@code msg} to {@code peer}; false when it is not connected. */
     boolean send(String peer, PeerMessage msg);
 
-    /** Every member is connected and every peer last reported an empty work list. */
+    /**
+     * Every peer last reported an empty work list and, in a full mesh, every member is connected ({@link
+     * OrphanRule#peersOutOfWork}).
+     */
     boolean peersOutOfWork();
 
     /** Phase 2 may start: request pieces from peers. */

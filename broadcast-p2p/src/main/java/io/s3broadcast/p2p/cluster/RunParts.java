@@ -140,7 +140,7 @@ final class RunParts implements Housekeeping.Checks {
                         }),
                 () -> run.closing() || run.leaving(), run::isComplete, () -> run.isComplete() && linger.allPeersDone(),
                 new Dialer.Shape(config.overlayPeers(), config.acceptPeers(), new Random(seed(config.nodeId(), 4)),
-                        config.ticker(), Membership.CONNECT_GRACE_NANOS));
+                        config.ticker(), Dialer.SHORT_OF_PEERS_GRACE_NANOS));
         orphans = new OrphanRule(run::self, pieceCount, peers, membership, config.ticker(), phase1::overEverywhere,
                 store::bitfield, piece -> phase1.workList().isPending(piece) || disputes.isChecking(piece)
                         || (requests.availability(piece) > 0 && expected(piece) != null),
@@ -185,6 +185,11 @@ final class RunParts implements Housekeeping.Checks {
     @Override
     public void checkOrphans() {
         orphans.check();
+    }
+
+    @Override
+    public void loopStalled(long nanos) {
+        orphans.loopStalled(nanos);
     }
 
     /** Stops the components that run on their own: choking rounds, the linger, phase 1, the HAVE batches. */

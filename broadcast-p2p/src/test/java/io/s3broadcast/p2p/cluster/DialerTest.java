@@ -138,6 +138,30 @@ class DialerTest {
     }
 
     @Test
+    void withTheEnginesGraceANodeShortOfPeersDialsTheRestAfterOneSecondNotTheConnectGrace() {
+        membership = new Membership(time.ticker(), Membership.CONNECT_GRACE_NANOS, 4, peers::size);
+        dialer = new Dialer(() -> SELF, membership, peers, banned::contains, time, (node, failed) -> {
+            dials.add(node.nodeId());
+            failures.put(node.nodeId(), failed);
+        }, () -> false, complete::get, noNeed::get, new Dialer.Shape(4, 5, new Random(7), time.ticker(),
+                Dialer.SHORT_OF_PEERS_GRACE_NANOS));
+        for (String id : ids(true, 20)) {
+            membership.joined(new NodeInfo(id, "127.0.0.1", 7000), false);
+        }
+        dialer.fill();
+        List.copyOf(failures.keySet()).forEach(this::connect);
+        assertThat(dials).as("half its overlay").hasSize(2);
+
+        time.advance(Duration.ofMillis(999));
+        dialer.fill();
+        assertThat(dials).as("still waiting for the other half to dial it").hasSize(2);
+        time.advance(Duration.ofMillis(1));
+        dialer.fill();
+        assertThat(dials).as("short of peers for 1 s: it dials the rest").hasSize(4).doesNotHaveDuplicates();
+        assertThat(Dialer.SHORT_OF_PEERS_GRACE_NANOS).isLessThan(Membership.CONNECT_GRACE_NANOS);
+    }
+
+    @Test
     void inboundPeersCountSoANodeWithEnoughDialsNobody() {
         shape(3, 4);
         for (String id : ids(false, 3)) {

@@ -2,6 +2,7 @@ package io.s3broadcast.p2p.cluster;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import com.google.common.base.Ticker;
 import io.s3broadcast.testkit.time.ManualScheduler;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -16,7 +17,15 @@ class HousekeepingTest {
     private boolean closing;
     private boolean leaving;
     private boolean complete;
-    private final Housekeeping housekeeping = new Housekeeping(time, new Housekeeping.Run() {
+    /** Ticker time beyond the scheduler's: a stall of the loop, which runs its tick late. */
+    private long stalled;
+    private final Ticker ticker = new Ticker() {
+        @Override
+        public long read() {
+            return time.ticker().read() + stalled;
+        }
+    };
+    private final Housekeeping housekeeping = new Housekeeping(time, ticker, new Housekeeping.Run() {
         @Override
         public boolean closing() {
             return closing;
@@ -66,6 +75,11 @@ class HousekeepingTest {
         public void checkOrphans() {
             calls.add("orphans");
         }
+
+        @Override
+        public void loopStalled(long nanos) {
+            calls.add("stalled " + Duration.ofNanos(nanos).toMillis());
+        }
     });
 
     private List<String> tick() {
@@ -81,6 +95,17 @@ class HousekeepingTest {
         assertThat(calls).isEmpty();
         assertThat(tick()).containsExactly("members", "overlay", "phase2", "requests", "orphans");
         assertThat(tick()).hasSize(5);
+    }
+
+    @Test
+    void aTickFiveOrMorePeriodsAfterTheLastTellsTheChecksHowLongTheLoopDidNotRunBeforeTheyRun() {
+        housekeeping.start();
+        tick();
+        stalled = Duration.ofMillis(4 * Housekeeping.PERIOD_MILLIS - 1).toNanos();
+        assertThat(tick()).as("just under five periods: late, not stalled").hasSize(5);
+        stalled += Duration.ofMillis(4_000).toNanos();
+        assertThat(tick()).containsExactly("stalled 4000", "members", "overlay", "phase2", "requests", "orphans");
+        assertThat(tick()).as("on time again").hasSize(5);
     }
 
     @Test

@@ -2,7 +2,10 @@ package io.s3broadcast.p2p.cluster;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.s3broadcast.Strategy;
+import io.s3broadcast.p2p.protocol.PeerMessage;
 import io.s3broadcast.registry.NodeInfo;
+import io.s3broadcast.spi.cluster.ClusterPlan;
 import io.s3broadcast.spi.Bitfield;
 import io.s3broadcast.spi.PieceRun;
 import io.s3broadcast.testkit.time.ManualScheduler;
@@ -116,14 +119,105 @@ class OverlayOrphanRuleTest {
     }
 
     @Test
+    void timeTheLoopDidNotRunDoesNotCountTowardsTheQuietTime() {
+        rule.check();
+        time.advance(Duration.ofMillis(100));
+        rule.check();
+        time.advance(QUIET);
+        rule.loopStalled(QUIET.minusMillis(100).toNanos()); // one tick, late by the quiet time
+        rule.check();
+        assertThat(taken).as("it ran for 200 ms of the quiet time").isEmpty();
+        time.advance(QUIET.minusMillis(200).minusNanos(1));
+        rule.check();
+        assertThat(taken).isEmpty();
+        time.advance(Duration.ofNanos(1));
+        rule.check();
+        assertThat(taken).as("3 s of running quiet").containsExactly(List.of(new PieceRun(4, 5)));
+    }
+
+    @Test
+    void aStallBeforeTheConditionHeldChangesNothing() {
+        rule.loopStalled(QUIET.toNanos());
+        takenExactlyAfterTheQuietTime();
+        assertThat(taken).containsExactly(List.of(new PieceRun(4, 5)));
+    }
+
+    @Test
     void aMemberNotConnectedHoldsTheRuleBackOnlyWhileThisNodeHasFewerPeersThanItKeeps() {
         membership.joined(new NodeInfo("f", "127.0.0.1", 1), false);
         assertThat(membership.anyPending()).as("b has its 2 peers: f is not waited for").isFalse();
         peers.remove("c");
         assertThat(membership.anyPending()).as("1 peer: f may be the next").isTrue();
-        assertThat(rule.peersOutOfWork()).isFalse();
+        rule.check();
+        time.advance(QUIET);
+        rule.check();
+        assertThat(taken).as("the rule waits for f").isEmpty();
         time.advance(GRACE.plusNanos(1));
         membership.expirePending();
         assertThat(membership.anyPending()).as("grace over").isFalse();
+        takenExactlyAfterTheQuietTime();
+        assertThat(taken).isNotEmpty();
+    }
+
+    @Test
+    void aMemberNotConnectedDoesNotHoldThePhaseTwoGateOfANodeShortOfPeers() {
+        membership.joined(new NodeInfo("f", "127.0.0.1", 1), false);
+        peers.remove("c");
+        assertThat(membership.anyPending()).as("1 peer of 2: f may dial this node").isTrue();
+        boolean[] started = new boolean[1];
+        PhaseGate gate = new PhaseGate("b", ClusterPlan.of(Strategy.STEAL), () -> true, new PhaseOneRun() {
+            @Override
+            public Set<String> peers() {
+                return peers.keySet();
+            }
+
+            @Override
+            public boolean send(String peer, PeerMessage msg) {
+                return false;
+            }
+
+            @Override
+            public boolean peersOutOfWork() {
+                return rule.peersOutOfWork();
+            }
+
+            @Override
+            public void phase2Starts() {
+                started[0] = true;
+            }
+
+            @Override
+            public boolean peersFetching() {
+                return false;
+            }
+
+            @Override
+            public void failed(Throwable error) {
+            }
+        });
+        peers.get("a").worksLeft = 1;
+        gate.check();
+        assertThat(started[0]).as("a still reads its share").isFalse();
+        peers.get("a").worksLeft = 0;
+        gate.check();
+        assertThat(started[0]).as("its peer is out of work: phase 2 opens without waiting for f (connect grace: "
+                + GRACE + ")").isTrue();
+        assertThat(gate.phase2Allowed()).isTrue();
+        assertThat(membership.anyPending()).as("still within f's grace").isTrue();
+    }
+
+    @Test
+    void inAFullMeshAMemberNotConnectedYetHoldsThePhaseTwoGate() {
+        Membership mesh = new Membership(time.ticker(), Membership.CONNECT_GRACE_NANOS, 16, peers::size);
+        OrphanRule meshRule = new OrphanRule(() -> "b", PIECES, peers, mesh, time.ticker(), () -> true, () -> have,
+                obtainable::contains, () -> 2, taken::add);
+        mesh.joined(new NodeInfo("a", "127.0.0.1", 1), true);
+        mesh.joined(new NodeInfo("c", "127.0.0.1", 1), true);
+        mesh.joined(new NodeInfo("f", "127.0.0.1", 1), false);
+        assertThat(mesh.bounded()).isFalse();
+        assertThat(meshRule.peersOutOfWork()).as("f will connect, with its share").isFalse();
+        time.advance(GRACE.plusNanos(1));
+        mesh.expirePending();
+        assertThat(meshRule.peersOutOfWork()).isTrue();
     }
 }
