@@ -10,6 +10,7 @@ import java.util.Map;
 import java.util.Random;
 import java.util.Set;
 import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
 import java.util.function.BooleanSupplier;
 import java.util.function.Predicate;
 import java.util.function.Supplier;
@@ -42,7 +43,7 @@ final class Dialer {
      * from about half the overlay to the accept bound; at 5 s (the connect grace, as before) the nodes left short took
      * half their share or less for most of a 1,000-node broadcast (docs/scale.md, "N = 1,000 (session 21)").
      */
-    static final long SHORT_OF_PEERS_GRACE_NANOS = java.util.concurrent.TimeUnit.SECONDS.toNanos(1);
+    static final long SHORT_OF_PEERS_GRACE_NANOS = TimeUnit.SECONDS.toNanos(1);
     /** A member that refused this node for having too many peers is not dialled again for this long. */
     static final long REFUSED_MILLIS = 10_000;
 
