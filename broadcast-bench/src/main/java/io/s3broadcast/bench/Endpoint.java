@@ -48,6 +48,11 @@ record Endpoint(String kind, String server, URI uri, Region region, AwsCredentia
     }
 
     /** The endpoint as printed: its URI, or AWS's regional endpoint. */
+    /** This server as reached through {@code proxy} (a FaultProxy in front of it). */
+    Endpoint via(URI proxy) {
+        return new Endpoint(kind, server, proxy, region, credentials, pathStyle);
+    }
+
     String describe() {
         return uri != null ? uri.toString() : "https://s3." + region.id() + ".amazonaws.com";
     }

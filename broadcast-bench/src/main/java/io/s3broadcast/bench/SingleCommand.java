@@ -1,7 +1,10 @@
 package io.s3broadcast.bench;
 
+import io.s3broadcast.testkit.proxy.FaultProxy;
+import io.s3broadcast.testkit.proxy.S3Profile;
 import java.io.IOException;
 import java.io.PrintWriter;
+import java.net.InetSocketAddress;
 import java.net.URI;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -118,6 +121,12 @@ final class SingleCommand implements Callable<Integer> {
             description = "Path-style addressing for an external endpoint (default: true when --endpoint is set).")
     Boolean pathStyle;
 
+    @Option(names = "--s3-profile", paramLabel = "NAME|SPEC",
+            description = "Serve every method through a proxy that gives each request a first-byte latency and a rate"
+                    + " as fleet's --s3-profile does, e.g. 'unlimited;latency=30ms' (S3's first-byte latency alone) or"
+                    + " paper (default: none, the server as fast as it is).")
+    String s3Profile;
+
     @Option(names = "--no-fsync", negatable = false,
             description = "Stop the clock when the Transfer Manager's and GetObject's futures complete, without"
                     + " the fsync that otherwise makes them durable like ours (ours always fsyncs before it returns).")
@@ -162,8 +171,10 @@ final class SingleCommand implements Callable<Integer> {
                 : Files.createTempDirectory("s3broadcast-bench-");
         try (Testbed testbed = external()
                 ? Testbed.external(Endpoint.external(endpoint, Region.of(region), pathStyle), bucket, key, dir)
-                : Testbed.embedded(size, seed)) {
-            SingleReport report = run(testbed, selected, tuning, dir);
+                : Testbed.embedded(size, seed);
+                FaultProxy proxy = profiled(testbed.endpoint())) {
+            Endpoint served = proxy == null ? testbed.endpoint() : testbed.endpoint().via(proxy.endpoint());
+            SingleReport report = run(testbed, served, selected, tuning, dir);
             PrintWriter out = spec.commandLine().getOut();
             printTable(out, report);
             out.println(Json.line(report));
@@ -173,6 +184,16 @@ final class SingleCommand implements Callable<Integer> {
         } finally {
             deleteTree(dir);
         }
+    }
+
+    /** The proxy every method is served through with {@code --s3-profile}; null without it. */
+    private FaultProxy profiled(Endpoint server) throws IOException {
+        if (s3Profile == null) {
+            return null;
+        }
+        URI uri = server.uri();
+        return FaultProxy.builder(new InetSocketAddress(uri.getHost(), uri.getPort()))
+                .profile(S3Profile.parse(s3Profile)).start();
     }
 
     private boolean external() {
@@ -193,6 +214,16 @@ final class SingleCommand implements Callable<Integer> {
             throw new ParameterException(spec.commandLine(),
                     "an external object needs both --bucket and --key (and --endpoint unless it is on AWS)");
         }
+        if (s3Profile != null) {
+            if (external() && endpoint == null) {
+                throw new ParameterException(spec.commandLine(), "--s3-profile needs the embedded server or --endpoint");
+            }
+            try {
+                S3Profile.parse(s3Profile);
+            } catch (IllegalArgumentException e) {
+                throw new ParameterException(spec.commandLine(), "--s3-profile: " + e.getMessage());
+            }
+        }
         if (connections != null && connections < 1) {
             throw new ParameterException(spec.commandLine(), "--connections must be at least 1");
         }
@@ -212,7 +243,8 @@ final class SingleCommand implements Callable<Integer> {
         }
     }
 
-    private SingleReport run(Testbed testbed, List<String> selected, Tuning tuning, Path dir) throws IOException,
+    private SingleReport run(Testbed testbed, Endpoint served, List<String> selected, Tuning tuning, Path dir)
+            throws IOException,
             InterruptedException {
         Map<String, Results> results = new LinkedHashMap<>();
         List<DownloadMethod> ready = new ArrayList<>();
@@ -221,7 +253,7 @@ final class SingleCommand implements Callable<Integer> {
                 Results r = new Results(trials);
                 results.put(name, r);
                 try {
-                    DownloadMethod m = create(name, testbed, tuning, dir);
+                    DownloadMethod m = create(name, testbed, served, tuning, dir);
                     r.settings.putAll(m.settings());
                     ready.add(m);
                 } catch (RuntimeException e) {
@@ -250,9 +282,9 @@ final class SingleCommand implements Callable<Integer> {
             SingleReport.MethodReport tm = reports.get(TransferManagerMethod.NAME);
             Double ratio = ratio(ours, tm);
             Double ratioAria2 = ratio(ours, reports.get(Aria2Method.NAME));
-            Endpoint e = testbed.endpoint();
-            return new SingleReport("single", testbed.size(), e.kind(), e.server(), e.describe(), testbed.bucket(),
-                    testbed.key(), trials, warmup, fsync, testbed.sha256(), testbed.sha256Source(), order, reports, ratio, ratioAria2,
+            Endpoint e = served;
+            return new SingleReport("single", testbed.size(), e.kind(), e.server(), e.describe(), s3Profile,
+                    testbed.bucket(), testbed.key(), trials, warmup, fsync, testbed.sha256(), testbed.sha256Source(), order, reports, ratio, ratioAria2,
                     Machine.current(loadBefore));
         } finally {
             for (DownloadMethod m : ready) {
@@ -324,9 +356,9 @@ final class SingleCommand implements Callable<Integer> {
         }
     }
 
-    private DownloadMethod create(String name, Testbed testbed, Tuning tuning, Path dir) throws IOException,
-            InterruptedException {
-        Endpoint endpoint = testbed.endpoint();
+    /** {@code name}'s method, reading from {@code endpoint} (the test bed's, or the proxy in front of it). */
+    private DownloadMethod create(String name, Testbed testbed, Endpoint endpoint, Tuning tuning, Path dir)
+            throws IOException, InterruptedException {
         return switch (name) {
             case BroadcastMethod.NAME -> freshJvm ? new NodeJvmMethod(endpoint, tuning, archiveFlags(testbed, dir),
                     nodeJvmOptions, nodeLogDir, PROCESS_TIMEOUT) : new BroadcastMethod(endpoint, tuning, dir);

@@ -11,7 +11,8 @@ import java.util.Map;
  * @param size object size in bytes
  * @param endpointKind {@code embedded} or {@code external}
  * @param server server name, e.g. {@code s3proxy}
- * @param endpoint the endpoint URL
+ * @param endpoint the endpoint URL the methods read from (the proxy's with {@code --s3-profile})
+ * @param s3Profile the S3 profile of the proxy the methods read through, or null for none
  * @param bucket the object's bucket
  * @param key the object's key
  * @param trials timed trials per method
@@ -34,6 +35,7 @@ record SingleReport(
         String endpointKind,
         String server,
         String endpoint,
+        String s3Profile,
         String bucket,
         String key,
         int trials,

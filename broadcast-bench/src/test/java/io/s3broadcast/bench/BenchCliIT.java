@@ -77,6 +77,30 @@ class BenchCliIT {
     }
 
     @Test
+    void singleWithAnS3ProfileReadsThroughTheProxy() throws Exception {
+        Run run = execute("single", "--size", "4MiB", "--trials", "1", "--warmup", "0", "--methods", "ours,getObject",
+                "--s3-profile", "unlimited;latency=20ms");
+
+        JsonNode json = run.json();
+        assertThat(json.path("s3Profile").asText()).isEqualTo("unlimited;latency=20ms");
+        for (String method : List.of("ours", "getObject")) {
+            JsonNode m = json.path("methods").path(method);
+            assertThat(m.path("errors").isEmpty()).as(method + " errors: " + m.path("errors")).isTrue();
+            assertThat(m.path("sha256Match").asBoolean()).as(method + " sha256Match").isTrue();
+            // At least the HEAD's or the GET's first byte waited out the latency.
+            assertThat(m.path("seconds").get(0).asDouble()).as(method + " seconds").isGreaterThanOrEqualTo(0.02);
+        }
+        assertThat(run.exitCode()).isZero();
+    }
+
+    @Test
+    void singleRefusesAnUnreadableS3Profile() {
+        Run run = execute("single", "--size", "1MiB", "--s3-profile", "paper;speed=3");
+
+        assertThat(run.exitCode()).isNotZero();
+    }
+
+    @Test
     void demoComparesTheFlatTreeWithAClusterStrategy() throws Exception {
         Run run = execute("demo", "--nodes", "3", "--size", "8MiB", "--no-progress");
 
