@@ -192,7 +192,7 @@ final class SingleCommand implements Callable<Integer> {
             return null;
         }
         URI uri = server.uri();
-        return FaultProxy.builder(new InetSocketAddress(uri.getHost(), uri.getPort()))
+        return FaultProxy.builder(new InetSocketAddress(uri.getHost(), uri.getPort() < 0 ? 80 : uri.getPort()))
                 .profile(S3Profile.parse(s3Profile)).start();
     }
 
@@ -215,8 +215,9 @@ final class SingleCommand implements Callable<Integer> {
                     "an external object needs both --bucket and --key (and --endpoint unless it is on AWS)");
         }
         if (s3Profile != null) {
-            if (external() && endpoint == null) {
-                throw new ParameterException(spec.commandLine(), "--s3-profile needs the embedded server or --endpoint");
+            if (external() && (endpoint == null || !"http".equalsIgnoreCase(endpoint.getScheme()))) {
+                throw new ParameterException(spec.commandLine(), "--s3-profile needs the embedded server or an http://"
+                        + " --endpoint (its proxy speaks plain HTTP)");
             }
             try {
                 S3Profile.parse(s3Profile);
@@ -244,8 +245,7 @@ final class SingleCommand implements Callable<Integer> {
     }
 
     private SingleReport run(Testbed testbed, Endpoint served, List<String> selected, Tuning tuning, Path dir)
-            throws IOException,
-            InterruptedException {
+            throws IOException, InterruptedException {
         Map<String, Results> results = new LinkedHashMap<>();
         List<DownloadMethod> ready = new ArrayList<>();
         try {
@@ -282,8 +282,7 @@ final class SingleCommand implements Callable<Integer> {
             SingleReport.MethodReport tm = reports.get(TransferManagerMethod.NAME);
             Double ratio = ratio(ours, tm);
             Double ratioAria2 = ratio(ours, reports.get(Aria2Method.NAME));
-            Endpoint e = served;
-            return new SingleReport("single", testbed.size(), e.kind(), e.server(), e.describe(), s3Profile,
+            return new SingleReport("single", testbed.size(), served.kind(), served.server(), served.describe(), s3Profile,
                     testbed.bucket(), testbed.key(), trials, warmup, fsync, testbed.sha256(), testbed.sha256Source(), order, reports, ratio, ratioAria2,
                     Machine.current(loadBefore));
         } finally {
