@@ -127,6 +127,12 @@ final class SingleCommand implements Callable<Integer> {
                     + " paper (default: none, the server as fast as it is).")
     String s3Profile;
 
+    @Option(names = "--no-prime", negatable = false,
+            description = "Do not write and delete a scratch file of the object's size before each download (see"
+                    + " docs/bench.md: on a VM that reports free memory to its host, the first write to memory freed"
+                    + " seconds ago costs a host fault per page, several times the copy itself).")
+    boolean noPrime;
+
     @Option(names = "--no-fsync", negatable = false,
             description = "Stop the clock when the Transfer Manager's and GetObject's futures complete, without"
                     + " the fsync that otherwise makes them durable like ours (ours always fsyncs before it returns).")
@@ -309,6 +315,9 @@ final class SingleCommand implements Callable<Integer> {
     private void timeOne(DownloadMethod method, Testbed testbed, Path file, Results into, int trial) throws IOException {
         String label = into == null ? "warm-up" : "trial " + (trial + 1);
         Files.deleteIfExists(file);
+        if (!noPrime) {
+            PageCachePrimer.prime(file.resolveSibling("prime.bin"), testbed.size());
+        }
         try {
             long cpuStarted = Machine.processCpuNanos();
             long started = System.nanoTime();
