@@ -23,7 +23,9 @@ import java.util.function.Supplier;
  * all its peers once it is), counting dials under way, and never more than {@code acceptPeers} connections in
  * all. With at most {@code overlayPeers + 1} members every pair is connected (a full mesh); above, a node dials
  * half its overlay and lets the other half dial it ({@link #outboundCap}), so it ends with about {@code
- * overlayPeers} peers, at most {@code acceptPeers}, the rest of the group reached through them.
+ * overlayPeers} peers, at most {@code acceptPeers}, the rest of the group reached through them. A member with
+ * {@code overlayPeers} peers refuses a first dial ({@code AcceptBound}); a node short of peers for the grace that has
+ * no member left to dial dials those that refused it once more, and they take it.
  *
  * <p>The overlay refills ({@link #fill}) when a member joins, a peer is lost (it is rested for a delay that
  * doubles from 100 ms up to {@link #MAX_REDIAL_MILLIS}, then may be picked again: in a full mesh it is the only
