@@ -109,6 +109,12 @@ final class SimulateCommand implements Callable<Integer> {
                     + " --peers / 4)).")
     Integer acceptPeers;
 
+    @Option(names = "--accept-first", paramLabel = "N",
+            description = "The most peers a node has when it accepts a member's first dial; a member it refused that"
+                    + " dials again is accepted up to --accept-peers (default: the engine's since session 23, --peers;"
+                    + " --accept-first 1000 for the engine before: every dial accepted up to --accept-peers).")
+    Integer acceptFirst;
+
     @Option(names = "--connect-grace", paramLabel = "DURATION", converter = Converters.DurationConverter.class,
             defaultValue = "1s", description = "How long a node short of peers waits for dials before it dials them"
                     + " itself, from the start (default: ${DEFAULT-VALUE}, the engine's Dialer.SHORT_OF_PEERS_GRACE_NANOS).")
@@ -193,6 +199,11 @@ final class SimulateCommand implements Callable<Integer> {
     @Option(names = "--json", paramLabel = "FILE", description = "Also write the JSON lines to FILE.")
     Path jsonFile;
 
+    @Option(names = "--per-node", paramLabel = "FILE", description = "Also write, per node, its peers (at the start and"
+            + " the end), its peers' peers, when it held its first, a tenth, nine tenths and all of its pieces, and each"
+            + " piece's arrival and sender, to FILE (with several strategies or trials: the last run's).")
+    Path perNodeFile;
+
     /** The piece size given, else the one Broadcast computes for {@code s} with {@code expectNodes} = --nodes. */
     private int pieceSize(Strategy s) {
         return PieceSizing.of(pieceSize == null ? null : Math.toIntExact(pieceSize), size, s, nodes);
@@ -242,7 +253,7 @@ final class SimulateCommand implements Callable<Integer> {
                 .withPieces(pieceSize(strategies.get(0)), connections, maxRequestsPerPeer, requestQueueTime)
                 .withHostCpu(hostCores == null ? null : HostCpu.measured(hostCores))
                 .withOverlay(new SimConfig.OverlayShape(overlayKind.equalsIgnoreCase("dialled"),
-                        acceptPeers == null ? 0 : acceptPeers, connectGrace));
+                        acceptPeers == null ? 0 : acceptPeers, connectGrace, acceptFirst == null ? 0 : acceptFirst));
         FluidBound tStar = FluidBound.of(size, profile.aggregateCap(), fleetLinks);
         PrintWriter out = spec.commandLine().getOut();
         out.printf(Locale.ROOT, "%nsimulate: %d nodes, %s in %s pieces, %s, S3 %s%n", nodes, ByteSize.format(size),
@@ -273,7 +284,8 @@ final class SimulateCommand implements Callable<Integer> {
         for (Strategy s : strategies) {
             for (int t = 0; t < trials; t++) {
                 SimResult r = new Simulation(base.withStrategy(s).withSeed(seed + t)
-                        .withPieces(pieceSize(s), connections, maxRequestsPerPeer, requestQueueTime)).run();
+                        .withPieces(pieceSize(s), connections, maxRequestsPerPeer, requestQueueTime))
+                        .perNode(perNodeFile).run();
                 allDone &= r.completed();
                 out.printf(Locale.ROOT,
                         "%-10s %5d %9.2f %7.3f %9.2f %7.3f %6.3f %6d %8.0f %9.0f %9.2f %8.2f %8d %6s %9d %7.1f%n",

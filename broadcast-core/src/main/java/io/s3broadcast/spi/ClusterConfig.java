@@ -96,7 +96,8 @@ public record ClusterConfig(
     /**
      * The most peers this node accepts: {@code overlayPeers} plus a quarter (at least 2) for members that dial it
      * while it dials others, within {@code limits.maxPeers()}. Only dials count against {@code overlayPeers}, so two
-     * nodes never both refuse each other for one connection.
+     * nodes never both refuse each other for one connection. In a bounded overlay a member's first dial is taken only
+     * below {@code overlayPeers} peers, the rest for a member that dials again (broadcast-p2p's {@code AcceptBound}).
      */
     public int acceptPeers() {
         return Math.min(limits.maxPeers(), overlayPeers + Math.max(2, overlayPeers / 4));

@@ -72,21 +72,22 @@ final class Overlay {
     /**
      * The overlay as the engine's dialler builds it at the start (broadcast-p2p {@code Dialer}): every node dials
      * {@code ceil(k / 2)} random members (it is the dialler of about half the pairs and dials half its overlay, the
-     * other half dialling it), each accepted unless the member already has {@code accept} peers ({@code
-     * ClusterConfig.acceptPeers}). A node's peers are then its dials plus the dials it received: about {@code k},
-     * spread from about {@code k / 2} to {@code accept}. Nodes in a random order; a dial to a member already
-     * connected or full is drawn again ({@code 50 k} draws at most).
+     * other half dialling it), each accepted unless the member already has {@code first} peers ({@code Connections}:
+     * {@code overlayPeers} for a member's first dial since session 23; {@code ClusterConfig.acceptPeers} before). A
+     * node's peers are then its dials plus the dials it received: about {@code k}, spread from about {@code k / 2} to
+     * {@code first}. Nodes in a random order; a dial to a member already connected or full is drawn again ({@code 50
+     * k} draws at most). No node insists here: each has members enough to dial.
      */
-    static Overlay dialled(int n, int k, int accept, long seed) {
+    static Overlay dialled(int n, int k, int first, long seed) {
         Random random = new Random(seed);
         List<Set<Integer>> adj = emptyAdjacency(n);
         List<Integer> order = shuffledNodes(n, random);
         int half = (k + 1) / 2;
         for (int i : order) {
             int dialled = 0;
-            for (int attempt = 0; dialled < half && adj.get(i).size() < accept && attempt < 50 * k; attempt++) {
+            for (int attempt = 0; dialled < half && adj.get(i).size() < first && attempt < 50 * k; attempt++) {
                 int j = random.nextInt(n);
-                if (j != i && adj.get(j).size() < accept && !adj.get(i).contains(j)) {
+                if (j != i && adj.get(j).size() < first && !adj.get(i).contains(j)) {
                     adj.get(i).add(j);
                     adj.get(j).add(i);
                     dialled++;
@@ -127,10 +128,14 @@ final class Overlay {
 
     /**
      * The dialler's refill once a node has been short of peers for its grace: nodes (in a random order) with fewer
-     * than {@code k} peers dial random members with fewer than {@code accept} until they have {@code k}. Returns the
-     * new pairs, which this overlay now has.
+     * than {@code k} peers dial random members until they have {@code k}. A member with fewer than {@code first}
+     * peers accepts; one with {@code first} or more but fewer than {@code accept} refuses a first dial, and a node
+     * that found no member with room in its draws ({@code 50 k}, as the engine's dialler runs out of members to
+     * dial) dials those that refused it again, in the order they refused, and each accepts ({@code Connections}
+     * since session 23). With {@code first >= accept} (the engine before): members with fewer than {@code accept}
+     * accept, nobody insists. Returns the new pairs, which this overlay now has.
      */
-    List<int[]> fill(int k, int accept, Random random) {
+    List<int[]> fill(int k, int first, int accept, Random random) {
         int n = neighbours.size();
         List<Set<Integer>> adj = new ArrayList<>(n);
         for (List<Integer> l : neighbours) {
@@ -142,10 +147,27 @@ final class Overlay {
         }
         Collections.shuffle(order, random);
         List<int[]> added = new ArrayList<>();
+        int bound = Math.min(first, accept);
         for (int i : order) {
+            Set<Integer> refusedBy = new java.util.LinkedHashSet<>();
             for (int attempt = 0; adj.get(i).size() < k && attempt < 50 * k; attempt++) {
                 int j = random.nextInt(n);
-                if (j != i && adj.get(j).size() < accept && !adj.get(i).contains(j)) {
+                if (j == i || adj.get(i).contains(j)) {
+                    continue;
+                }
+                if (adj.get(j).size() < bound) {
+                    adj.get(i).add(j);
+                    adj.get(j).add(i);
+                    added.add(new int[] {i, j});
+                } else if (adj.get(j).size() < accept) {
+                    refusedBy.add(j);
+                }
+            }
+            for (int j : refusedBy) {
+                if (adj.get(i).size() >= k) {
+                    break;
+                }
+                if (adj.get(j).size() < accept && !adj.get(i).contains(j)) {
                     adj.get(i).add(j);
                     adj.get(j).add(i);
                     added.add(new int[] {i, j});

@@ -55,15 +55,29 @@ public record SimConfig(Strategy strategy, long size, int pieceSize, long[] down
      *     {@code peers + max(2, peers / 4)}
      * @param grace how long a node short of peers waits before it dials them all ({@code
      *     Dialer.SHORT_OF_PEERS_GRACE_NANOS}, 1 s), from the start
+     * @param acceptFirst the most peers a node has when it accepts a member's first dial ({@code
+     *     Connections}: {@code overlayPeers} in a bounded overlay since session 23); a member it refused and that
+     *     dials it again is accepted up to {@code acceptPeers}. 0 for the engine's, {@code peers}; {@code
+     *     acceptPeers} or more for the engine before session 23 (every dial accepted up to the accept bound)
      */
-    public record OverlayShape(boolean dialled, int acceptPeers, Duration grace) {
+    public record OverlayShape(boolean dialled, int acceptPeers, Duration grace, int acceptFirst) {
 
-        /** The engine's: dialled, its accept bound, a 1 s grace. */
-        public static final OverlayShape ENGINE = new OverlayShape(true, 0, Duration.ofSeconds(1));
+        /** The engine's: dialled, its accept bounds, a 1 s grace. */
+        public static final OverlayShape ENGINE = new OverlayShape(true, 0, Duration.ofSeconds(1), 0);
+
+        /** As before session 23: every dial accepted up to the accept bound. */
+        public OverlayShape(boolean dialled, int acceptPeers, Duration grace) {
+            this(dialled, acceptPeers, grace, Integer.MAX_VALUE);
+        }
 
         /** The accept bound for {@code peers} peers per node. */
         public int accept(int peers) {
             return acceptPeers > 0 ? acceptPeers : peers + Math.max(2, peers / 4);
+        }
+
+        /** The bound for a member's first dial, for {@code peers} peers per node (within {@link #accept}). */
+        public int first(int peers) {
+            return Math.min(accept(peers), acceptFirst > 0 ? acceptFirst : peers);
         }
     }
 

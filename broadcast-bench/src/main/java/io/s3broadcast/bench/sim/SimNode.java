@@ -101,6 +101,9 @@ final class SimNode {
     private double cpuIn;
     private double cpuOut;
     int piecesStolen;
+    /** When each piece arrived (virtual nanoseconds) and from which node's index (-1: S3), for {@code --per-node}. */
+    final long[] arrivedAt;
+    final int[] arrivedFrom;
 
     SimNode(Simulation sim, int index, String id) {
         this.sim = sim;
@@ -127,6 +130,8 @@ final class SimNode {
                 .random(new Random(Simulation.mix(config.seed(), index, 3)))
                 .piecesHeld(() -> pieceCount - requests.missing()).build();
         this.s3Random = new Random(Simulation.mix(config.seed(), index, 4));
+        this.arrivedAt = new long[pieceCount];
+        this.arrivedFrom = new int[pieceCount];
     }
 
     /** This node's CPU costs on a shared host: per byte it takes in (S3 or peers) and per byte it passes on. */
@@ -382,6 +387,8 @@ final class SimNode {
             piecesStolen++;
         }
         workList.pieceStored(piece);
+        arrivedAt[piece] = events.now();
+        arrivedFrom[piece] = fromS3 ? -1 : links.get(from).node.index;
         for (RequestScheduler.PeerRequest cancel : requests.pieceStored(piece, from)) {
             Link l = links.get(cancel.peer());
             if (l != null) {

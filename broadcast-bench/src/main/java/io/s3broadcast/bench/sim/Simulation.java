@@ -5,6 +5,11 @@ import io.s3broadcast.spi.cluster.ClusterPlan;
 import io.s3broadcast.spi.cluster.Shares;
 import io.s3broadcast.spi.cluster.WorkSizing;
 import io.s3broadcast.spi.PieceRun;
+import java.io.IOException;
+import java.io.PrintWriter;
+import java.io.UncheckedIOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Random;
@@ -23,11 +28,18 @@ public final class Simulation {
     private final List<SimNode> nodes = new ArrayList<>();
     private int completed;
     private Overlay overlay;
+    private Path perNode;
 
     public Simulation(SimConfig config) {
         this.config = config;
         this.network = new FluidNetwork(events, config.down(), config.up(), config.profile().aggregateCap(),
                 config.step().toNanos(), config.maxMin(), config.hostCpu() == null ? 0 : config.hostCpu().cores());
+    }
+
+    /** Also writes where each node's time went to {@code file} ({@link #writePerNode}); null: not. */
+    public Simulation perNode(Path file) {
+        this.perNode = file;
+        return this;
     }
 
     SimConfig config() {
@@ -67,7 +79,7 @@ public final class Simulation {
         overlay = config.strategy() == Strategy.FLAT_TREE ? Overlay.none(n)
                 : config.fullMesh() ? Overlay.fullMesh(n)
                 : config.overlayShape().dialled()
-                        ? Overlay.dialled(n, config.peers(), config.overlayShape().accept(config.peers()), mix(config.seed(), 0, 5))
+                        ? Overlay.dialled(n, config.peers(), config.overlayShape().first(config.peers()), mix(config.seed(), 0, 5))
                         : Overlay.random(n, config.peers(), mix(config.seed(), 0, 5));
         HostCpu cpu = config.hostCpu();
         if (cpu != null) {
@@ -94,15 +106,61 @@ public final class Simulation {
             Random fillRandom = new Random(mix(config.seed(), 0, 6));
             events.after(start + config.overlayShape().grace().toNanos(), () -> {
                 int k = config.peers();
-                for (int[] e : built.fill(k, config.overlayShape().accept(k), fillRandom)) {
+                for (int[] e : built.fill(k, config.overlayShape().first(k), config.overlayShape().accept(k), fillRandom)) {
                     nodes.get(e[0]).connectLate(nodes.get(e[1]));
                     nodes.get(e[1]).connectLate(nodes.get(e[0]));
                 }
             });
         }
+        int[] degree0 = new int[n];
+        for (int i = 0; i < n; i++) {
+            degree0[i] = overlay.neighbours(i).size();
+        }
         boolean done = events.run(() -> completed == n, config.limit().toNanos());
+        if (perNode != null) {
+            writePerNode(degree0);
+        }
         return SimResult.of(config, start, nodes, overlay, sizing, events, network, done,
                 (System.nanoTime() - wallStart) / 1e9);
+    }
+
+    /**
+     * Where each node's time went, one line per node, for finding what the slowest wait for ({@code simulate
+     * --per-node}): its index, peers at the start (before the refill), peers at the end, its peers' mean peers, the
+     * share of its peers' uploads it may expect (the sum over its peers of 1 / their peers), when it held its first
+     * piece, a tenth, nine tenths and all of its pieces (virtual seconds), bytes from S3 and from and to peers, its
+     * peers' indices, then each piece's arrival as {@code seconds:from} ({@code from} a node's index, -1 for S3).
+     */
+    private void writePerNode(int[] degree0) {
+        try (PrintWriter w = new PrintWriter(Files.newBufferedWriter(perNode))) {
+            w.println("# node peersAtStart peers peersPeersMean uploadShare firstPiece tenth nineTenths lastPiece"
+                    + " s3Bytes peerBytesIn peerBytesOut | peers | piece arrivals (seconds:from, -1 = S3)");
+            for (SimNode node : nodes) {
+                List<Integer> peers = overlay.neighbours(node.index);
+                double peersPeers = 0;
+                double share = 0;
+                for (int j : peers) {
+                    int d = overlay.neighbours(j).size();
+                    peersPeers += d;
+                    share += 1.0 / d;
+                }
+                StringBuilder sb = new StringBuilder();
+                sb.append(String.format(Locale.ROOT, "%d %d %d %.2f %.3f %.4f %.4f %.4f %.4f %d %d %d |", node.index,
+                        degree0[node.index], peers.size(), peers.isEmpty() ? 0 : peersPeers / peers.size(), share,
+                        node.firstPiece / 1e9, node.tenth / 1e9, node.nineTenths / 1e9, node.lastPiece / 1e9,
+                        node.s3Bytes, node.peerBytesIn, node.peerBytesOut));
+                for (int j : peers) {
+                    sb.append(' ').append(j);
+                }
+                sb.append(" |");
+                for (int p = 0; p < config.pieceCount(); p++) {
+                    sb.append(String.format(Locale.ROOT, " %.4f:%d", node.arrivedAt[p] / 1e9, node.arrivedFrom[p]));
+                }
+                w.println(sb);
+            }
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
     }
 
     private void scheduleChoke(SimNode node, long interval) {

@@ -124,7 +124,7 @@ class SimulationTest {
             below16 += d[i];
         }
         assertThat(below16).isGreaterThan(200);
-        o.fill(16, 20, new java.util.Random(1));
+        o.fill(16, 20, 20, new java.util.Random(1));
         int[] after = o.degrees();
         int stillShort = 0;
         for (int i = 0; i < Math.min(16, after.length); i++) {
@@ -132,6 +132,22 @@ class SimulationTest {
         }
         assertThat(stillShort).isLessThan(5);
         assertThat(o.maxDegree()).isEqualTo(20);
+    }
+
+    @Test
+    void withFirstDialsTakenOnlyBelowTheOverlaysSizeTheDegreesStayAtItAndTheShortInsist() {
+        // Connections since session 23: a first dial only below 16 peers; a node out of members dials those that
+        // refused it again, and they take it up to the accept bound (20).
+        Overlay o = Overlay.dialled(1000, 16, 16, 42);
+        assertThat(o.maxDegree()).isEqualTo(16);
+        o.fill(16, 16, 20, new java.util.Random(1));
+        int[] d = o.degrees();
+        assertThat(d.length).as("nobody short, at most a few above 16").isBetween(17, 18);
+        for (int i = 0; i < 16; i++) {
+            assertThat(d[i]).isZero();
+        }
+        assertThat(d[16]).isGreaterThan(990);
+        assertThat(o.connected()).isTrue();
     }
 
     @Test

@@ -32,8 +32,8 @@ import org.slf4j.LoggerFactory;
 /**
  * The run's peers as their connections come and go; what each connection's {@link PeerHandler} tells the run
  * comes here. A connection whose handshake was accepted becomes a {@link Peer} unless refused (the run is closing,
- * the peer is banned, already connected, or this node has as many peers as it accepts, {@link
- * ClusterConfig#acceptPeers()}), and is greeted ({@link PeerGreeting}); its messages go to their handlers ({@link
+ * the peer is banned, already connected, or this node has as many peers as it accepts, {@link AcceptBound}: {@link
+ * ClusterConfig#acceptPeers()}, and in a bounded overlay {@code overlayPeers} for a member's first dial), and is greeted ({@link PeerGreeting}); its messages go to their handlers ({@link
  * MessageDispatch}), its {@code BITFIELD} first; when it closes, its requests go to other peers and the overlay
  * fills up again ({@link Dialer}). Requests are served on the
  * connection's own loop ({@link PieceServer}); everything else on the run's loop.
@@ -205,7 +205,7 @@ final class Connections implements GroupRouter.Target {
             h.goodbye(c.banned.isLiar(id) ? Goodbye.Reason.BAD_PIECE : Goodbye.Reason.PROTOCOL_ERROR, "banned");
         } else if (peers.containsKey(id)) {
             h.goodbye(Goodbye.Reason.DUPLICATE_CONNECTION, "already connected");
-        } else if (peers.size() >= config.acceptPeers()) {
+        } else if (!c.acceptBound.accepts(id, peers.size(), h.dialed != null)) {
             if (peers.size() >= config.limits().maxPeers()) {
                 LOG.warn("{}: refusing {}: already {} peers, the most this node accepts (s3broadcast.maxPeers)",
                         run.self(), h, peers.size());

@@ -23,7 +23,9 @@ import java.util.function.Supplier;
  * all its peers once it is), counting dials under way, and never more than {@code acceptPeers} connections in
  * all. With at most {@code overlayPeers + 1} members every pair is connected (a full mesh); above, a node dials
  * half its overlay and lets the other half dial it ({@link #outboundCap}), so it ends with about {@code
- * overlayPeers} peers, at most {@code acceptPeers}, the rest of the group reached through them.
+ * overlayPeers} peers, at most {@code acceptPeers}, the rest of the group reached through them. A member with
+ * {@code overlayPeers} peers refuses a first dial ({@code AcceptBound}); a node short of peers for the grace that has
+ * no member left to dial dials those that refused it once more, and they take it.
  *
  * <p>The overlay refills ({@link #fill}) when a member joins, a peer is lost (it is rested for a delay that
  * doubles from 100 ms up to {@link #MAX_REDIAL_MILLIS}, then may be picked again: in a full mesh it is the only
@@ -137,15 +139,23 @@ final class Dialer {
         String me = self.get();
         List<String> candidates = null;
         int cap = outboundCap(me);
+        boolean insist = false;
         while (wanted() > 0 && peers.size() + dialing.size() < shape.acceptPeers() && outbound(me) < cap) {
             if (candidates == null) {
                 candidates = candidates(me);
+                if (candidates.isEmpty() && mayInsist(cap)) {
+                    candidates = refusers(me);
+                    insist = true;
+                }
             }
             if (candidates.isEmpty()) {
                 return;
             }
             String pick = pick(candidates);
             candidates.remove(pick);
+            if (insist) {
+                redials.insisting(pick);
+            }
             dialing.add(pick);
             NodeInfo node = membership.get(pick);
             connector.connect(node, () -> dialFailed(node));
@@ -192,6 +202,29 @@ final class Dialer {
             shortSince = now;
         }
         return now - shortSince >= shape.graceNanos() ? shape.overlayPeers() : half;
+    }
+
+    /**
+     * Whether this node, out of members to dial, dials again those that refused it (each once): in a bounded overlay
+     * once it has been short of peers for the grace ({@code cap}, from {@link #outboundCap}, is the whole overlay). A
+     * member with {@code overlayPeers} peers refuses a member's first dial and takes one that dials again, up to
+     * {@code acceptPeers} ({@code AcceptBound}), so the overlay's degrees stay near {@code overlayPeers} and a node
+     * left short when nearly all have their overlay still gets its peers.
+     */
+    private boolean mayInsist(int cap) {
+        return membership.bounded() && cap >= shape.overlayPeers();
+    }
+
+    /** Members that refused this node and may be dialled once more ({@link Redials#mayInsist}). */
+    private List<String> refusers(String me) {
+        List<String> out = new ArrayList<>();
+        for (String id : membership.members().keySet()) {
+            if (!id.equals(me) && dials(me, id) && !peers.containsKey(id) && !dialing.contains(id)
+                    && redials.mayInsist(id) && !finished.contains(id) && !banned.test(id)) {
+                out.add(id);
+            }
+        }
+        return out;
     }
 
     /** Connections this node dialled that count: dials under way and counted peers it is the dialler of. */

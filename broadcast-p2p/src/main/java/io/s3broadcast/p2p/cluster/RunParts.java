@@ -57,6 +57,7 @@ final class RunParts implements Housekeeping.Checks {
     final PeerChannels channels;
     final PieceServer server;
     final Dialer dialer;
+    final AcceptBound acceptBound;
     final OrphanRule orphans;
     final PeerClaims claims;
     final PeerGreeting greeting;
@@ -141,6 +142,7 @@ final class RunParts implements Housekeeping.Checks {
                 () -> run.closing() || run.leaving(), run::isComplete, () -> run.isComplete() && linger.allPeersDone(),
                 new Dialer.Shape(config.overlayPeers(), config.acceptPeers(), new Random(seed(config.nodeId(), 4)),
                         config.ticker(), Dialer.SHORT_OF_PEERS_GRACE_NANOS));
+        acceptBound = new AcceptBound(config.overlayPeers(), config.acceptPeers(), membership::bounded, config.ticker());
         orphans = new OrphanRule(run::self, pieceCount, peers, membership, config.ticker(), phase1::overEverywhere,
                 store::bitfield, piece -> phase1.workList().isPending(piece) || disputes.isChecking(piece)
                         || (requests.availability(piece) > 0 && expected(piece) != null),

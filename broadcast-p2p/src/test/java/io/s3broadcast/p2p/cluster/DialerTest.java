@@ -161,6 +161,55 @@ class DialerTest {
         assertThat(Dialer.SHORT_OF_PEERS_GRACE_NANOS).isLessThan(Membership.CONNECT_GRACE_NANOS);
     }
 
+    /** The dial to {@code id} is refused for the member having too many peers (GOODBYE, then the close). */
+    private void refuse(String id) {
+        connect(id);
+        dialer.refused(id);
+        peers.remove(id);
+        dialer.peerLost(id, false, 0);
+    }
+
+    @Test
+    void aNodeShortOfPeersPastTheGraceWithNobodyLeftToDialDialsThoseThatRefusedItOnceMore() {
+        shape(4, 5);
+        List<String> members = ids(true, 6);
+        for (String id : members) {
+            membership.joined(new NodeInfo(id, "127.0.0.1", 7000), false);
+        }
+        dialer.fill();
+        while (!failures.isEmpty()) {
+            refuse(failures.keySet().iterator().next());
+        }
+        assertThat(dials).as("before the grace: each member once, nobody dialled again").hasSize(6)
+                .doesNotHaveDuplicates();
+
+        time.advance(GRACE);
+        dialer.fill();
+        assertThat(dials).as("short for the grace, out of members: four of those that refused, again").hasSize(10);
+        assertThat(dials.subList(6, 10)).doesNotHaveDuplicates().isSubsetOf(members);
+        List<String> again = List.copyOf(failures.keySet());
+        again.forEach(this::refuse);
+        dialer.fill();
+        assertThat(dials).as("each insisted on once: the next two, then nobody").hasSize(12);
+        List.copyOf(failures.keySet()).forEach(this::refuse);
+        dialer.fill();
+        assertThat(dials).hasSize(12);
+
+        time.advance(Duration.ofMillis(Dialer.REFUSED_MILLIS));
+        assertThat(dials).as("the refusals forgotten: dialled afresh").hasSize(16);
+    }
+
+    @Test
+    void aFullMeshDialsAMemberThatRefusedItOnlyAfterItsRest() {
+        List<String> members = ids(true, 3);
+        members.forEach(this::join);
+        List.copyOf(failures.keySet()).forEach(this::refuse);
+        time.advance(GRACE);
+        dialer.fill();
+        assertThat(membership.bounded()).isFalse();
+        assertThat(dials).hasSize(3);
+    }
+
     @Test
     void inboundPeersCountSoANodeWithEnoughDialsNobody() {
         shape(3, 4);
