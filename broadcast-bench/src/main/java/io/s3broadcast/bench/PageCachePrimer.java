@@ -11,9 +11,9 @@ import java.nio.file.StandardOpenOption;
  * Writes a scratch file of a download's size into the page cache and deletes it, untimed, just before the
  * download: every method then writes into memory freed a moment ago.
  *
- * <p>Why: a virtual machine with free page reporting (virtio-balloon, as this development machine:
- * {@code page_reporting.page_reporting_order=11} on the kernel command line) hands free memory back to its host
- * about two seconds after it is freed, and the next write to such a page faults on the host. Measured here with
+ * <p>Why: a virtual machine with free page reporting (virtio-balloon, as this development machine: see
+ * {@code /sys/module/page_reporting/parameters}) hands free memory back to its host a moment after it is freed,
+ * and the next write to such a page faults on the host. Measured here with
  * {@code dd} of 1 GiB: 1.78 s of system time after a pause of a few seconds, 0.24 s right after another 1 GiB was
  * written and deleted. A download that found its memory cold took several times the CPU of the one before it; which
  * method did depended on the order and on pauses (a node JVM's start-up), not on the method.
