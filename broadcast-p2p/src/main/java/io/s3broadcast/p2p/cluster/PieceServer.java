@@ -1,6 +1,8 @@
 package io.s3broadcast.p2p.cluster;
 
+import com.google.common.base.Ticker;
 import io.netty.channel.ChannelFuture;
+import io.netty.channel.ChannelOption;
 import io.s3broadcast.spi.cluster.ChokeScheduler;
 import io.s3broadcast.p2p.protocol.Reject;
 import io.s3broadcast.spi.PieceStore;
@@ -33,15 +35,18 @@ final class PieceServer {
     private final Set<String> exchangedWith;
     private final int maxRequestsPerPeer;
     private final BooleanSupplier closing;
+    private final Ticker ticker;
 
     /**
      * @param banned peers not served (thread-safe)
      * @param quarantine pieces not served: stored but under a check from S3 (thread-safe)
      * @param exchangedWith collects the peers served a piece (thread-safe)
      * @param closing whether the run is closing (thread-safe)
+     * @param ticker the clock of the connections' send buffer sizing ({@link SendBuffer})
      */
     PieceServer(PieceStore store, PieceServing serving, ChokeScheduler choke, Predicate<String> banned,
-            Set<Integer> quarantine, Set<String> exchangedWith, int maxRequestsPerPeer, BooleanSupplier closing) {
+            Set<Integer> quarantine, Set<String> exchangedWith, int maxRequestsPerPeer, BooleanSupplier closing,
+            Ticker ticker) {
         this.store = store;
         this.serving = serving;
         this.choke = choke;
@@ -50,6 +55,7 @@ final class PieceServer {
         this.exchangedWith = exchangedWith;
         this.maxRequestsPerPeer = maxRequestsPerPeer;
         this.closing = closing;
+        this.ticker = ticker;
     }
 
     /** Serves {@code piece} to {@code h}'s peer, on the connection's loop. */
@@ -109,6 +115,10 @@ final class PieceServer {
                 if (done.isSuccess()) {
                     choke.uploaded(id, length);
                     exchangedWith.add(id);
+                    int grown = h.sendBuffer.written(length, ticker.read());
+                    if (grown > 0) {
+                        h.ctx.channel().config().setOption(ChannelOption.SO_SNDBUF, grown);
+                    }
                     writeQueued(h);
                 } else {
                     h.queued.clear(); // the write closed the channel: nothing more goes out

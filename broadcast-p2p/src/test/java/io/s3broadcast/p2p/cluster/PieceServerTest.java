@@ -72,7 +72,8 @@ class PieceServerTest {
         store = PieceStore.create(dir.resolve("object.bin"), new PieceLayout(4000, 1000));
         store.completePiece(0, 0);
         store.completePiece(1, 0);
-        server = new PieceServer(store, recording, choke, banned::contains, quarantine, exchangedWith, 2, closing::get);
+        server = new PieceServer(store, recording, choke, banned::contains, quarantine, exchangedWith, 2, closing::get,
+                time.ticker());
         handler = new PeerHandler(null, null, io.s3broadcast.spi.PeerLimits.defaults());
         channel = new EmbeddedChannel(handler);
         handler.peerId = "b";
