@@ -20,7 +20,7 @@ final class SendBuffer {
     static final int INITIAL = 64 * 1024;
     /** The largest send buffer asked for (Linux also caps it at {@code net.core.wmem_max}). */
     static final int MAX = 4 << 20;
-    /** How much of the connection's rate the buffer holds at least. */
+    /** How much of the connection's rate the buffer holds. */
     static final long QUEUE_NANOS = 20_000_000L;
     /** The rate is measured over windows at least this long. */
     static final long WINDOW_NANOS = 200_000_000L;
