@@ -279,4 +279,9 @@ final class Connections implements GroupRouter.Target {
     void serve(PeerHandler h, int piece) {
         c.server.serve(h, piece);
     }
+
+    /** A {@code CANCEL}, on the connection's own loop: a request still queued is rejected. */
+    void cancel(PeerHandler h, int piece) {
+        c.server.cancel(h, piece);
+    }
 }

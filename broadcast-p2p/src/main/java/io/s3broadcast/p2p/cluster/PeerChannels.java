@@ -112,6 +112,7 @@ final class PeerChannels {
     }
 
     private void install(Channel ch, PeerPipeline.Side side, PeerHandler handler) {
+        ch.config().setOption(ChannelOption.SO_SNDBUF, handler.sendBuffer.size());
         pipeline.get().configure(ch.pipeline(), side);
         ch.pipeline().addFirst(LivenessHandler.NAME, handler.livenessHandler());
         ch.pipeline().addLast(PeerPipeline.EXCHANGE, handler);

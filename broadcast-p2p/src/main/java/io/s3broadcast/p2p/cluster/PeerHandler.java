@@ -14,6 +14,7 @@ import io.s3broadcast.p2p.protocol.PeerMessage;
 import io.s3broadcast.p2p.protocol.Request;
 import io.s3broadcast.registry.NodeInfo;
 import io.s3broadcast.spi.PeerLimits;
+import java.util.ArrayDeque;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -34,8 +35,14 @@ final class PeerHandler extends ChannelInboundHandlerAdapter implements PeerLink
     /** Set on the channel's loop when the handshake completes; read by the run. */
     volatile String peerId;
     volatile int peerMaxFrameLength;
-    /** Pieces being written to the peer; on the channel's loop only. */
+    /** Requests of the peer accepted and not yet written in full (queued or being written); on the channel's loop only. */
     int serving;
+    /** Accepted requests whose piece is not written yet, in order of arrival; on the channel's loop only. */
+    final ArrayDeque<Integer> queued = new ArrayDeque<>();
+    /** Whether a piece is being written to the peer (one at a time); on the channel's loop only. */
+    boolean writing;
+    /** The connection's socket send buffer; on the channel's loop only. */
+    final SendBuffer sendBuffer = new SendBuffer();
     /** Bytes per second served to the peer at most, or null for no limit; on the channel's loop only. */
     private final RateLimiter serveRate;
 
@@ -89,8 +96,9 @@ final class PeerHandler extends ChannelInboundHandlerAdapter implements PeerLink
         if (msg instanceof KeepAlive) {
             return;
         }
-        if (msg instanceof Cancel) {
-            return; // a piece is written as soon as it is requested: it has gone out already
+        if (msg instanceof Cancel c) {
+            run.cancel(this, c.piece());
+            return;
         }
         if (!(msg instanceof PeerMessage m)) {
             ReferenceCountUtil.release(msg);

@@ -8,6 +8,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.netty.channel.ChannelFuture;
 import io.netty.channel.ChannelHandlerContext;
+import io.netty.channel.ChannelPromise;
 import io.netty.channel.embedded.EmbeddedChannel;
 import io.s3broadcast.spi.cluster.ChokeScheduler;
 import io.s3broadcast.p2p.protocol.Reject;
@@ -43,11 +44,20 @@ class PieceServerTest {
     private PeerHandler handler;
     private EmbeddedChannel channel;
 
-    /** Records what it would write; the write succeeds at once. */
+    /** Writes not yet completed, when {@link #holdWrites} is set. */
+    private final List<ChannelPromise> inSocket = new ArrayList<>();
+    private boolean holdWrites;
+
+    /** Records what it would write; the write succeeds at once, or when the test completes it ({@link #holdWrites}). */
     private final PieceServing recording = new PieceServing() {
         @Override
         public ChannelFuture write(ChannelHandlerContext ctx, PieceStore store, int piece) {
             written.add(piece);
+            if (holdWrites) {
+                ChannelPromise p = ctx.newPromise();
+                inSocket.add(p);
+                return p;
+            }
             return ctx.newSucceededFuture();
         }
 
@@ -62,7 +72,8 @@ class PieceServerTest {
         store = PieceStore.create(dir.resolve("object.bin"), new PieceLayout(4000, 1000));
         store.completePiece(0, 0);
         store.completePiece(1, 0);
-        server = new PieceServer(store, recording, choke, banned::contains, quarantine, exchangedWith, 2, closing::get);
+        server = new PieceServer(store, recording, choke, banned::contains, quarantine, exchangedWith, 2, closing::get,
+                time.ticker());
         handler = new PeerHandler(null, null, io.s3broadcast.spi.PeerLimits.defaults());
         channel = new EmbeddedChannel(handler);
         handler.peerId = "b";
@@ -119,5 +130,61 @@ class PieceServerTest {
         handler.serving = 2;
         assertEquals(new Reject(0), answer(0));
         assertTrue(written.isEmpty());
+    }
+
+    @Test
+    void theNextQueuedPieceIsWrittenWhenTheOneBeforeIsInTheSocket() {
+        holdWrites = true;
+        assertNull(answer(1));
+        assertNull(answer(0));
+        assertEquals(List.of(1), written, "one piece in the channel at a time");
+        assertEquals(2, handler.serving, "both count against maxRequestsPerPeer");
+        assertEquals(new Reject(1), answer(1), "a third request is over the limit");
+
+        inSocket.get(0).setSuccess();
+        assertEquals(List.of(1, 0), written);
+        assertEquals(1, handler.serving);
+        inSocket.get(1).setSuccess();
+        assertEquals(0, handler.serving);
+        assertNull(channel.readOutbound());
+        assertEquals(Set.of("b"), exchangedWith);
+    }
+
+    @Test
+    void aCancelTakesAQueuedRequestOutWithAReject() {
+        holdWrites = true;
+        assertNull(answer(1));
+        assertNull(answer(0));
+        server.cancel(handler, 0);
+        assertEquals(new Reject(0), channel.readOutbound());
+        assertEquals(1, handler.serving);
+        server.cancel(handler, 1); // being written: on its way, no answer
+        assertNull(channel.readOutbound());
+        inSocket.get(0).setSuccess();
+        assertEquals(List.of(1), written);
+        assertEquals(0, handler.serving);
+    }
+
+    @Test
+    void aQueuedRequestOfAPeerBannedMeanwhileIsRejectedAtItsTurn() {
+        holdWrites = true;
+        assertNull(answer(1));
+        assertNull(answer(0));
+        banned.add("b");
+        inSocket.get(0).setSuccess();
+        assertEquals(new Reject(0), channel.readOutbound());
+        assertEquals(List.of(1), written);
+        assertEquals(0, handler.serving);
+    }
+
+    @Test
+    void aFailedWriteEmptiesTheQueue() {
+        holdWrites = true;
+        assertNull(answer(1));
+        assertNull(answer(0));
+        inSocket.get(0).setFailure(new java.io.IOException("connection reset"));
+        assertEquals(List.of(1), written);
+        assertEquals(0, handler.serving);
+        assertTrue(handler.queued.isEmpty());
     }
 }
