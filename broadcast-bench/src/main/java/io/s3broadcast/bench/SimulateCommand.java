@@ -54,7 +54,7 @@ final class SimulateCommand implements Callable<Integer> {
     static final String DEFAULT_START = "0.5s";
     static final String DEFAULT_AFTER_LAST_PIECE = "0.1s";
     static final String DEFAULT_SPOT_CHECK = "1s";
-    static final String DEFAULT_PEER_EFFICIENCY = "0.87";
+    static final String DEFAULT_PEER_EFFICIENCY = "0.95";
 
     @Spec
     CommandSpec spec;
