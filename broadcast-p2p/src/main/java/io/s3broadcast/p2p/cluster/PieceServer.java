@@ -60,9 +60,7 @@ final class PieceServer {
 
     /** Serves {@code piece} to {@code h}'s peer, on the connection's loop. */
     void serve(PeerHandler h, int piece) {
-        String id = h.peerId;
-        if (closing.getAsBoolean() || id == null || banned.test(id) || choke.isChoking(id) || store.isClosed()
-                || !store.hasPiece(piece) || quarantine.contains(piece)) {
+        if (!mayGo(h.peerId, piece)) {
             h.ctx.writeAndFlush(new Reject(piece), h.ctx.voidPromise());
             return;
         }
@@ -75,6 +73,16 @@ final class PieceServer {
         h.serving++;
         h.queued.add(piece);
         writeQueued(h);
+    }
+
+    /**
+     * Whether {@code piece} may go to peer {@code id} now: the run is not closing, the peer is known, not banned and
+     * unchoked, and the piece is held and not under a check from S3. Asked when a request arrives and again when its
+     * turn in the queue comes.
+     */
+    private boolean mayGo(String id, int piece) {
+        return !closing.getAsBoolean() && id != null && !banned.test(id) && !choke.isChoking(id) && !store.isClosed()
+                && store.hasPiece(piece) && !quarantine.contains(piece);
     }
 
     /**
@@ -95,8 +103,7 @@ final class PieceServer {
         while (!h.writing && !h.queued.isEmpty()) {
             int piece = h.queued.poll();
             wrote = true;
-            if (closing.getAsBoolean() || banned.test(id) || choke.isChoking(id) || store.isClosed()
-                    || quarantine.contains(piece)) {
+            if (!mayGo(id, piece)) {
                 h.serving--;
                 h.ctx.write(new Reject(piece), h.ctx.voidPromise());
                 continue;
