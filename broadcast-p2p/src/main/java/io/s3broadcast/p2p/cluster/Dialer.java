@@ -217,14 +217,7 @@ final class Dialer {
 
     /** Members that refused this node and may be dialled once more ({@link Redials#mayInsist}). */
     private List<String> refusers(String me) {
-        List<String> out = new ArrayList<>();
-        for (String id : membership.members().keySet()) {
-            if (!id.equals(me) && dials(me, id) && !peers.containsKey(id) && !dialing.contains(id)
-                    && redials.mayInsist(id) && !finished.contains(id) && !banned.test(id)) {
-                out.add(id);
-            }
-        }
-        return out;
+        return dialable(me, redials::mayInsist);
     }
 
     /** Connections this node dialled that count: dials under way and counted peers it is the dialler of. */
@@ -233,10 +226,18 @@ final class Dialer {
     }
 
     private List<String> candidates(String me) {
+        return dialable(me, id -> !redials.resting(id));
+    }
+
+    /**
+     * Members this node is the dialler of that are neither peers, dialled, done nor banned, and that {@code may}
+     * be dialled now.
+     */
+    private List<String> dialable(String me, Predicate<String> may) {
         List<String> out = new ArrayList<>();
         for (String id : membership.members().keySet()) {
-            if (!id.equals(me) && dials(me, id) && !peers.containsKey(id) && !dialing.contains(id)
-                    && !redials.resting(id) && !finished.contains(id) && !banned.test(id)) {
+            if (!id.equals(me) && dials(me, id) && !peers.containsKey(id) && !dialing.contains(id) && may.test(id)
+                    && !finished.contains(id) && !banned.test(id)) {
                 out.add(id);
             }
         }
