@@ -5,6 +5,7 @@ import java.util.ArrayList;
 import java.util.BitSet;
 import java.util.Collections;
 import java.util.HashSet;
+import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Random;
 import java.util.Set;
@@ -149,7 +150,7 @@ final class Overlay {
         List<int[]> added = new ArrayList<>();
         int bound = Math.min(first, accept);
         for (int i : order) {
-            Set<Integer> refusedBy = new java.util.LinkedHashSet<>();
+            Set<Integer> refusedBy = new LinkedHashSet<>();
             for (int attempt = 0; adj.get(i).size() < k && attempt < 50 * k; attempt++) {
                 int j = random.nextInt(n);
                 if (j == i || adj.get(i).contains(j)) {
