@@ -23,6 +23,9 @@ import java.util.Objects;
  *     peer that delivers at less than half the rate of another peer asks first for the pieces no such
  *     faster peer holds, and only then (selector order again) for pieces a faster peer could send: the
  *     rare pieces the faster peers hold are left to them.
+ * <li><b>Front window</b> ({@code FrontWindow}, when {@link RequestSchedulerBuilder#frontWindow} is set). The
+ *     candidates among the first pieces this node lacks come before the rest (each part ordered by the rules
+ *     above), so a sequential digest of the object (a single-part ETag) hashes along with the transfer.
  * <li><b>Pipelining.</b> At most {@link RequestDepth#depth} requests are outstanding to one peer, from
  *     the rate it delivered pieces at over the rate window (a {@linkplain RequestDepth#fixed fixed}
  *     {@code maxRequestsPerPeer} unless a depth policy is set), never more than
@@ -60,6 +63,7 @@ public final class RequestScheduler {
     private final RequestDepth depth;
     private final OutstandingRequests outstanding;
     private final FasterPeersFirst fasterFirst;
+    private final FrontWindow frontWindow;
     private final Endgame endgame;
 
     RequestScheduler(RequestSchedulerBuilder b) {
@@ -79,6 +83,7 @@ public final class RequestScheduler {
         this.depth = b.depth != null ? b.depth : RequestDepth.fixed(b.maxRequestsPerPeer);
         this.outstanding = new OutstandingRequests(pieceCount, b.ticker, b.rateWindow);
         this.fasterFirst = new FasterPeersFirst(pieceCount, outstanding, b.selector, availability);
+        this.frontWindow = new FrontWindow(b.frontWindow);
         this.endgame = new Endgame(pieceCount, have, outstanding, source, b.selector, availability);
     }
 
@@ -134,7 +139,8 @@ public final class RequestScheduler {
                 candidates.clear(p);
             }
         }
-        int[] picked = fasterFirst.select(peer, candidates, budget);
+        int[] picked = frontWindow.select(candidates, have.nextClearBit(0), budget,
+                (some, limit) -> fasterFirst.select(peer, some, limit));
         for (int p : picked) {
             outstanding.add(peer, p);
         }

@@ -4,9 +4,11 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.s3broadcast.spi.cluster.RequestScheduler.PeerRequest;
 import io.s3broadcast.spi.Bitfield;
+import io.s3broadcast.spi.ObjectInfo;
 import io.s3broadcast.spi.PieceRun;
 import java.time.Duration;
 import java.util.List;
+import java.util.Optional;
 import org.junit.jupiter.api.Test;
 
 class RequestSchedulerTest {
@@ -34,6 +36,35 @@ class RequestSchedulerTest {
         // 1-3 are requested from x: y is asked only for 4; nothing for 5, which nobody has.
         assertThat(r.nextRequests("y")).containsExactly(4);
         assertThat(r.nextRequests("nobody")).isEmpty();
+    }
+
+    @Test
+    void aFrontWindowAsksForTheFirstMissingPiecesBeforeRarerOnes() {
+        RequestScheduler r = RequestScheduler.builder(12).have(bits(12, 0, 1)).frontWindow(3).maxRequestsPerPeer(4)
+                .build();
+        r.peerBitfield("x", Bitfield.full(12));
+        r.peerBitfield("y", bits(12, 2, 3, 4, 5, 6, 7));
+        // Window [2, 5) first (rarest inside it: all held by both), then 8-11, rarer (x alone) than 5-7.
+        assertThat(r.nextRequests("x")).containsExactly(2, 3, 4, 8);
+        r.pieceStored(2, "x");
+        r.pieceStored(3, "x");
+        // The front moved to 4 (asked for): window [4, 7), of which y holds 5 and 6 unasked.
+        assertThat(r.nextRequests("y")).containsExactly(5, 6, 7);
+    }
+
+    @Test
+    void theFrontWindowIsAQuarterOfThePiecesOnlyForASinglePartETag() {
+        String md5 = "0123456789abcdef0123456789abcdef";
+        ObjectInfo single = new ObjectInfo("b", "k", 1, md5, Optional.empty(), Optional.empty(),
+                ObjectInfo.eTagDigest(md5, false, List.of()));
+        ObjectInfo multipart = new ObjectInfo("b", "k", 1, md5 + "-2", Optional.empty(), Optional.empty(),
+                ObjectInfo.eTagDigest(md5 + "-2", false, List.of(1L, 1L)));
+        ObjectInfo kms = new ObjectInfo("b", "k", 1, md5, Optional.empty());
+        assertThat(RequestSchedulerBuilder.frontWindowFor(single, 256)).isEqualTo(64);
+        assertThat(RequestSchedulerBuilder.frontWindowFor(single, 3)).isEqualTo(1);
+        assertThat(RequestSchedulerBuilder.frontWindowFor(single, 0)).isZero();
+        assertThat(RequestSchedulerBuilder.frontWindowFor(multipart, 256)).isZero();
+        assertThat(RequestSchedulerBuilder.frontWindowFor(kms, 256)).isZero();
     }
 
     @Test

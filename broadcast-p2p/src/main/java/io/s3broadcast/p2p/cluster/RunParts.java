@@ -7,6 +7,7 @@ import io.s3broadcast.spi.cluster.ClusterPlan;
 import io.s3broadcast.spi.cluster.HaveBatcher;
 import io.s3broadcast.spi.cluster.PieceSelector;
 import io.s3broadcast.spi.cluster.RequestScheduler;
+import io.s3broadcast.spi.cluster.RequestSchedulerBuilder;
 import io.s3broadcast.spi.cluster.SourcePieces;
 import io.s3broadcast.spi.cluster.WorkList;
 import io.s3broadcast.p2p.protocol.Digests;
@@ -104,6 +105,7 @@ final class RunParts implements Housekeeping.Checks {
         requests = RequestScheduler.builder(pieceCount)
                 .have(store.bitfield())
                 .selector(PieceSelector.randomizedRarest(new Random(seed(config.nodeId(), 2))))
+                .frontWindow(RequestSchedulerBuilder.frontWindowFor(task.object(), pieceCount))
                 .source(new SourcePieces() {
                     // A piece nobody vouched for (or peers dispute) is not requested: it could not be checked.
                     @Override
