@@ -166,7 +166,42 @@ final class OrphanRule {
         LOG.info("{}: {} pieces nobody has or will fetch; this node fetches {} of them from S3{}", self.get(),
                 orphans.cardinality(), mine.stream().mapToInt(PieceRun::count).sum(),
                 all && round > 0 ? " (all: views disagree)" : bounded && round == 0 ? " (shared by the members)" : "");
+        if (LOG.isDebugEnabled()) {
+            LOG.debug("{}: the orphans {}; held by a connected peer (not vouched for): {}", self.get(),
+                    runs(orphans), heldByPeers(orphans));
+        }
         take.accept(mine);
+    }
+
+    /** Which of {@code pieces} connected peers hold, by peer (for the debug log: held but not vouched for). */
+    private Map<String, String> heldByPeers(Bitfield pieces) {
+        Map<String, String> out = new java.util.TreeMap<>();
+        for (Peer p : peers.values()) {
+            Bitfield both = new Bitfield(pieceCount);
+            for (int i = pieces.nextSet(0); i >= 0; i = pieces.nextSet(i + 1)) {
+                if (p.has.get(i)) {
+                    both.set(i);
+                }
+            }
+            if (both.cardinality() > 0) {
+                out.put(p.id, runs(both));
+            }
+        }
+        return out;
+    }
+
+    /** The set pieces as runs, e.g. {@code 3-5 9}. */
+    private static String runs(Bitfield pieces) {
+        StringBuilder b = new StringBuilder();
+        for (int p = pieces.nextSet(0); p >= 0; ) {
+            int end = p;
+            while (end + 1 < pieces.size() && pieces.get(end + 1)) {
+                end++;
+            }
+            b.append(b.length() == 0 ? "" : " ").append(p).append(end > p ? "-" + end : "");
+            p = end + 1 < pieces.size() ? pieces.nextSet(end + 1) : -1;
+        }
+        return b.toString();
     }
 
     /**
