@@ -1,6 +1,5 @@
 package io.s3broadcast.spi.cluster;
 
-import java.util.Arrays;
 import java.util.BitSet;
 import java.util.List;
 
@@ -42,15 +41,9 @@ final class FasterPeersFirst {
         }
         BitSet onlyHere = (BitSet) candidates.clone();
         onlyHere.andNot(fasterHold);
-        int[] first = selector.select(onlyHere, availability::count, limit);
-        if (first.length == limit) {
-            return first;
-        }
         BitSet rest = (BitSet) candidates.clone();
         rest.and(fasterHold);
-        int[] second = selector.select(rest, availability::count, limit - first.length);
-        int[] out = Arrays.copyOf(first, first.length + second.length);
-        System.arraycopy(second, 0, out, first.length, second.length);
-        return out;
+        CandidateOrder order = (some, n) -> selector.select(some, availability::count, n);
+        return order.firstThenRest(onlyHere, rest, limit);
     }
 }

@@ -1,6 +1,5 @@
 package io.s3broadcast.spi.cluster;
 
-import java.util.Arrays;
 import java.util.BitSet;
 
 /**
@@ -14,12 +13,6 @@ import java.util.BitSet;
  * scheduler holds its lock.
  */
 final class FrontWindow {
-
-    /** Picks up to {@code limit} of {@code candidates}, best first. */
-    @FunctionalInterface
-    interface Order {
-        int[] select(BitSet candidates, int limit);
-    }
 
     private final int window;
 
@@ -37,29 +30,15 @@ final class FrontWindow {
      *
      * @param front the lowest piece this node lacks
      */
-    int[] select(BitSet candidates, int front, int limit, Order order) {
-        if (window == 0 || candidates.isEmpty()) {
+    int[] select(BitSet candidates, int front, int limit, CandidateOrder order) {
+        if (window == 0) {
             return order.select(candidates, limit);
         }
         int end = (int) Math.min((long) front + window, Integer.MAX_VALUE);
         BitSet inside = candidates.get(0, end);
         inside.clear(0, front);
-        if (inside.isEmpty() || inside.cardinality() == candidates.cardinality()) {
-            return order.select(candidates, limit);
-        }
-        int[] first = order.select(inside, limit);
-        if (first.length == limit) {
-            return first;
-        }
         BitSet rest = (BitSet) candidates.clone();
         rest.andNot(inside);
-        int[] second = order.select(rest, limit - first.length);
-        int[] out = Arrays.copyOf(first, first.length + second.length);
-        System.arraycopy(second, 0, out, first.length, second.length);
-        return out;
-    }
-
-    int window() {
-        return window;
+        return order.firstThenRest(inside, rest, limit);
     }
 }

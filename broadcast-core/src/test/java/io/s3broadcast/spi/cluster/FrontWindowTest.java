@@ -9,7 +9,7 @@ import org.junit.jupiter.api.Test;
 class FrontWindowTest {
 
     /** Plain order: descending, so a test sees the window's effect rather than the order's. */
-    private static final FrontWindow.Order DESCENDING = (candidates, limit) -> candidates.stream().boxed()
+    private static final CandidateOrder DESCENDING = (candidates, limit) -> candidates.stream().boxed()
             .sorted((a, b) -> b - a).limit(limit).mapToInt(Integer::intValue).toArray();
 
     private static BitSet set(int... pieces) {

@@ -7,6 +7,7 @@ import io.s3broadcast.spi.PieceRun;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.TreeMap;
 import java.util.concurrent.TimeUnit;
 import java.util.function.BooleanSupplier;
 import java.util.function.Consumer;
@@ -174,8 +175,8 @@ final class OrphanRule {
     }
 
     /** Which of {@code pieces} connected peers hold, by peer (for the debug log: held but not vouched for). */
-    private Map<String, String> heldByPeers(Bitfield pieces) {
-        Map<String, String> out = new java.util.TreeMap<>();
+    private Map<String, List<PieceRun>> heldByPeers(Bitfield pieces) {
+        Map<String, List<PieceRun>> out = new TreeMap<>();
         for (Peer p : peers.values()) {
             Bitfield both = new Bitfield(pieceCount);
             for (int i = pieces.nextSet(0); i >= 0; i = pieces.nextSet(i + 1)) {
@@ -190,18 +191,9 @@ final class OrphanRule {
         return out;
     }
 
-    /** The set pieces as runs, e.g. {@code 3-5 9}. */
-    private static String runs(Bitfield pieces) {
-        StringBuilder b = new StringBuilder();
-        for (int p = pieces.nextSet(0); p >= 0; ) {
-            int end = p;
-            while (end + 1 < pieces.size() && pieces.get(end + 1)) {
-                end++;
-            }
-            b.append(b.length() == 0 ? "" : " ").append(p).append(end > p ? "-" + end : "");
-            p = end + 1 < pieces.size() ? pieces.nextSet(end + 1) : -1;
-        }
-        return b.toString();
+    /** The set pieces as runs of consecutive pieces. */
+    private List<PieceRun> runs(Bitfield pieces) {
+        return Shares.reassign(pieces, new Bitfield(pieceCount), 1, Integer.MAX_VALUE).get(0);
     }
 
     /**
