@@ -168,8 +168,8 @@ final class OrphanRule {
                 orphans.cardinality(), mine.stream().mapToInt(PieceRun::count).sum(),
                 all && round > 0 ? " (all: views disagree)" : bounded && round == 0 ? " (shared by the members)" : "");
         if (LOG.isDebugEnabled()) {
-            LOG.debug("{}: the orphans {}; held by a connected peer (not vouched for): {}", self.get(),
-                    runs(orphans), heldByPeers(orphans));
+            LOG.debug("{}: the orphans {}; held by a connected peer (not vouched for): {}; members not connected: {}",
+                    self.get(), runs(orphans), heldByPeers(orphans), notConnected());
         }
         take.accept(mine);
     }
@@ -186,6 +186,17 @@ final class OrphanRule {
             }
             if (both.cardinality() > 0) {
                 out.put(p.id, runs(both));
+            }
+        }
+        return out;
+    }
+
+    /** Members this node has no connection to (gone after the connect grace, or not yet dialled). */
+    private List<String> notConnected() {
+        List<String> out = new ArrayList<>();
+        for (String id : membership.members().keySet()) {
+            if (!id.equals(self.get()) && !peers.containsKey(id)) {
+                out.add(id);
             }
         }
         return out;

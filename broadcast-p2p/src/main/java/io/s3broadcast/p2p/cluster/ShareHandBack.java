@@ -69,7 +69,9 @@ final class ShareHandBack {
     }
 
     private void drop(List<PieceRun> works) {
-        if (!phase1.workList().removeUnstarted(works).isEmpty()) {
+        List<PieceRun> dropped = phase1.workList().removeUnstarted(works);
+        if (!dropped.isEmpty()) {
+            LOG.debug("{}: a peer holds {}: dropped", self.get(), dropped);
             phase1.advertiseWorks();
             phase1.pump();
         }
@@ -84,8 +86,8 @@ final class ShareHandBack {
         List<PieceRun> owned = RendezvousShares.ownedBy(id, phase1.workList().works(), pieceCount, known);
         List<PieceRun> dropped = phase1.workList().removeUnstarted(owned);
         if (!dropped.isEmpty()) {
-            LOG.debug("{}: {} is a member too: {} of its works are its to read, not this node's", self.get(), id,
-                    dropped.size());
+            LOG.debug("{}: {} is a member too: {} of its works are its to read, not this node's: {}", self.get(), id,
+                    dropped.size(), dropped);
             phase1.advertiseWorks();
             phase1.pump();
         }

@@ -114,7 +114,7 @@ final class WorkStealing {
         }
         run.send(peer, new GiveWorkResponse(requestId, given));
         if (!given.isEmpty()) {
-            LOG.debug("{}: gave {} works to {}", self, given.size(), peer);
+            LOG.debug("{}: gave {} works to {}: {}", self, given.size(), peer, given);
         }
     }
 
@@ -127,7 +127,7 @@ final class WorkStealing {
         if (ids == null || !ids.remove(requestId)) {
             return false;
         }
-        LOG.debug("{}: {} gave {} works", self, peer, works.size());
+        LOG.debug("{}: {} gave {} works: {}", self, peer, works.size(), works);
         workList.append(works);
         for (PieceRun r : works) {
             inStolenWorks.setRange(r.first(), r.end());
