@@ -187,7 +187,9 @@ final class NodeRun implements ClusterRun, GroupJoin.Run, Housekeeping.Run {
         c.connections.watch();
         housekeeping.start();
         c.chokeDriver.start();
-        c.phase1.begin(share.works(), share.sizing(), task.store().bitfield(), share.alone());
+        // The pieces announced, not those on disk: a piece whose stored() is still queued leaves the works left when its
+        // HAVE is written, not before (PieceStored.announced).
+        c.phase1.begin(share.works(), share.sizing(), c.stored.announced(), share.alone());
         if (task.store().isComplete()) {
             complete();
         }

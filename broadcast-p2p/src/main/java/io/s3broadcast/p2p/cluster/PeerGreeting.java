@@ -11,11 +11,13 @@ import java.util.function.IntFunction;
 import java.util.function.Supplier;
 
 /**
- * What a new peer hears first (protocol.md, the exchange): the {@code BITFIELD} of the pieces on disk, which must
- * come first; right after it this node's first-hand {@code DIGESTS} (a peer asks only for pieces it has a digest
- * of), in runs that fit the peer's frame limit; once phase 1 has begun, {@code WORKS_LEFT}, agreeing with the
- * bitfield (the peer checks one against the other); {@code DONE} if this node is complete. Its choke state is the
- * default (choked) until the next choking round. On the run's loop only.
+ * What a new peer hears first (protocol.md, the exchange): the {@code BITFIELD} of the pieces this node has
+ * announced ({@link PieceStored#announced()}), which must come first; right after it this node's first-hand {@code
+ * DIGESTS} (a peer asks only for pieces it has a digest of), in runs that fit the peer's frame limit; once phase 1
+ * has begun, {@code WORKS_LEFT}, agreeing with the bitfield (the peer checks one against the other); {@code DONE} if
+ * this node is complete. A piece on disk whose {@code stored} is still queued is in none of them: it is announced to
+ * this peer with the others when it runs, {@code DIGESTS} and {@code HAVE} before the works left drop. Its choke
+ * state is the default (choked) until the next choking round. On the run's loop only.
  */
 final class PeerGreeting {
 
@@ -25,7 +27,7 @@ final class PeerGreeting {
     private final BooleanSupplier complete;
 
     /**
-     * @param have the pieces on disk
+     * @param have the pieces announced (every one counted off the work list already)
      * @param ownDigests this node's first-hand digests, in messages of at most the given frame length
      * @param complete whether this node holds every piece
      */
@@ -39,15 +41,7 @@ final class PeerGreeting {
 
     /** Greets the peer on {@code link}, which just completed its handshake. */
     void greet(PeerLink link) {
-        Bitfield bits = have.get();
-        if (phase1.begun()) {
-            // Pieces already on disk whose stored() has not run yet: mark them in the work list now, so the
-            // WORKS_LEFT below agrees with the BITFIELD.
-            for (int piece = bits.nextSet(0); piece >= 0; piece = bits.nextSet(piece + 1)) {
-                phase1.workList().pieceStored(piece);
-            }
-        }
-        link.write(BitfieldMessage.of(bits));
+        link.write(BitfieldMessage.of(have.get()));
         for (Digests d : ownDigests.apply(link.maxFrameLength())) {
             link.write(d);
         }

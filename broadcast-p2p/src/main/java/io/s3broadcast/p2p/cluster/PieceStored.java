@@ -6,6 +6,7 @@ import io.s3broadcast.p2p.protocol.Cancel;
 import io.s3broadcast.p2p.protocol.Digests;
 import io.s3broadcast.p2p.protocol.Have;
 import io.s3broadcast.p2p.protocol.NotInterested;
+import io.s3broadcast.spi.Bitfield;
 import java.util.Map;
 import java.util.function.BooleanSupplier;
 import java.util.function.IntFunction;
@@ -23,6 +24,13 @@ import java.util.function.IntFunction;
  * once, which also sends the {@code DIGESTS}, {@code CANCEL} and {@code NOT_INTERESTED} written before. Whatever
  * a peer checks against the pieces announced ({@code WORKS_LEFT}, {@code DONE}) must call {@link #flushHaves()}
  * first, so no {@code HAVE} is overtaken.
+ *
+ * <p>The pieces this node has <em>announced</em> ({@link #announced()}: present when the run was made, or passed
+ * through {@link #stored}) are what a new peer's greeting and phase 1's start go by, not the store's bitfield: a
+ * piece the store completed whose {@code stored} is still queued on the loop has no {@code HAVE} and no {@code
+ * DIGESTS} out yet. Counted off the works left before that ({@code WORKS_LEFT} is only checked against the pieces
+ * announced, and a piece may be written behind it on the same connection), it made peers see no works left and
+ * no holder, and read it from S3 again as an orphan (docs/results.md, session 26).
  */
 final class PieceStored {
 
@@ -42,6 +50,7 @@ final class PieceStored {
     private final BooleanSupplier checksIdle;
     private final Runnable complete;
     private final HaveBatcher haves;
+    private final Bitfield announced;
 
     /**
      * @param peers the run's connected peers, by id
@@ -50,10 +59,11 @@ final class PieceStored {
      * @param checksIdle whether no piece is under a check from S3 ({@link Disputes#idle})
      * @param complete completes the run ({@link #flushHaves()} is called before)
      * @param haves batches the {@code HAVE}s; its batch is {@link #announce(Map, int[])} to these peers
+     * @param present the pieces in the store when the run is made (announced from the start; copied)
      */
     PieceStored(Map<String, Peer> peers, RequestScheduler requests, ShareFetcher phase1, PieceExchange exchange,
             BooleanSupplier closing, IntFunction<byte[]> ownRead, Announcer announcer, BooleanSupplier checksIdle,
-            Runnable complete, HaveBatcher haves) {
+            Runnable complete, HaveBatcher haves, Bitfield present) {
         this.peers = peers;
         this.requests = requests;
         this.phase1 = phase1;
@@ -64,6 +74,12 @@ final class PieceStored {
         this.checksIdle = checksIdle;
         this.complete = complete;
         this.haves = haves;
+        this.announced = present.copy();
+    }
+
+    /** The pieces announced: present when the run was made, or passed through {@link #stored} (a copy). */
+    Bitfield announced() {
+        return announced.copy();
     }
 
     /** One batch of {@code HAVE}s: every peer is written each piece's {@code HAVE}, then flushed once. */
@@ -91,6 +107,7 @@ final class PieceStored {
         if (closing.getAsBoolean()) {
             return;
         }
+        announced.set(piece);
         byte[] own = from == null ? ownRead.apply(piece) : null;
         phase1.pieceStored(piece, from == null);
         for (RequestScheduler.PeerRequest cancel : requests.pieceStored(piece, from)) {

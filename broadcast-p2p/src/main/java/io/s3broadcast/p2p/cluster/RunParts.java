@@ -154,7 +154,6 @@ final class RunParts implements Housekeeping.Checks {
             run.checkLingerEnd();
             dialer.fill();
         });
-        greeting = new PeerGreeting(store::bitfield, phase1, digests::ownDigests, run::isComplete);
         stored = new PieceStored(peers, requests, phase1, exchange, run::closing, digests::ownRead, digests::announce,
                 disputes::idle, run::complete,
                 new HaveBatcher(loop, Duration.ZERO, pieces -> {
@@ -162,7 +161,8 @@ final class RunParts implements Housekeeping.Checks {
                     // Pieces held bound the unchoked peers (ChokeSchedulerBuilder.piecesHeld): more may be
                     // unchoked now.
                     chokeDriver.rechokeIfSlotsFree();
-                }));
+                }), store.bitfield());
+        greeting = new PeerGreeting(stored::announced, phase1, digests::ownDigests, run::isComplete);
         connections = new Connections(run, this, cluster, task, peers);
     }
 
