@@ -101,6 +101,9 @@ final class PieceReceiver {
      */
     void arrived(Peer p, Piece piece) {
         if (!p.asked.get(piece.piece())) {
+            // Cancelled (stored meanwhile: an endgame duplicate, or from S3) or timed out, but already on its way.
+            LOG.debug("{}: piece {} from {} arrived unasked (cancelled or timed out): dropped", self.get(),
+                    piece.piece(), p.id);
             piece.release();
             return;
         }

@@ -9,6 +9,8 @@ import io.s3broadcast.spi.PieceStore;
 import java.util.Set;
 import java.util.function.BooleanSupplier;
 import java.util.function.Predicate;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * Answers peers' {@code REQUEST}s on each connection's own loop: the piece, zero-copy from the store through the
@@ -26,6 +28,10 @@ import java.util.function.Predicate;
  * {@code CANCEL} takes it out of the queue with a {@code REJECT}.
  */
 final class PieceServer {
+
+    private static final Logger LOG = LoggerFactory.getLogger(PieceServer.class);
+    /** A piece write that took this long is logged at DEBUG (a connection starved on a shared link). */
+    static final long SLOW_WRITE_NANOS = 5_000_000_000L;
 
     private final PieceStore store;
     private final PieceServing serving;
@@ -116,8 +122,14 @@ final class PieceServer {
             }
             h.writing = true;
             int length = store.layout().length(piece);
+            long started = ticker.read();
             f.addListener(done -> {
                 h.writing = false;
+                long nanos = ticker.read() - started;
+                if (nanos >= SLOW_WRITE_NANOS && LOG.isDebugEnabled()) {
+                    LOG.debug("piece {} to {} took {} ms into the socket; {} more queued", piece, id, nanos / 1_000_000,
+                            h.queued.size());
+                }
                 h.serving--;
                 if (done.isSuccess()) {
                     choke.uploaded(id, length);
