@@ -167,6 +167,15 @@ public final class RequestScheduler {
         return outstanding.stored(piece, from);
     }
 
+    /** The pieces this scheduler holds: its initial bitfield, then every {@link #pieceStored} (a copy). */
+    public synchronized Bitfield held() {
+        Bitfield out = new Bitfield(pieceCount);
+        for (int p = have.nextSetBit(0); p >= 0; p = have.nextSetBit(p + 1)) {
+            out.set(p);
+        }
+        return out;
+    }
+
     /** {@code piece} is stored, from S3 or elsewhere: as {@code pieceStored(piece, null)}. */
     public List<PeerRequest> pieceStored(int piece) {
         return pieceStored(piece, null);

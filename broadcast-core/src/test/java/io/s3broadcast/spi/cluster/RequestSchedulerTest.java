@@ -14,6 +14,17 @@ import org.junit.jupiter.api.Test;
 class RequestSchedulerTest {
 
     @Test
+    void heldIsTheInitialBitfieldThenEveryStoredPiece() {
+        RequestScheduler r = RequestScheduler.builder(4).have(bits(4, 1)).build();
+        assertThat(r.held()).as("present when it was built").isEqualTo(bits(4, 1));
+        r.pieceStored(3, "x");
+        Bitfield held = r.held();
+        assertThat(held).isEqualTo(bits(4, 1, 3));
+        r.pieceStored(0);
+        assertThat(held).as("a copy").isEqualTo(bits(4, 1, 3));
+    }
+
+    @Test
     void availabilityFollowsBitfieldsHavesAndDepartures() {
         RequestScheduler r = RequestScheduler.builder(8).build();
         r.peerBitfield("x", bits(8, 0, 1, 2));

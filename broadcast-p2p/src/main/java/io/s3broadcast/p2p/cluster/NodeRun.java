@@ -187,8 +187,8 @@ final class NodeRun implements ClusterRun, GroupJoin.Run, Housekeeping.Run {
         c.connections.watch();
         housekeeping.start();
         c.chokeDriver.start();
-        // The pieces announced, not those on disk: a piece whose stored() is still queued leaves the works left when its
-        // HAVE is written, not before (PieceStored.announced).
+        // The pieces announced, not those on disk: a piece whose stored() is still queued leaves the works left when
+        // its HAVE is written, not before (PieceStored.announced).
         c.phase1.begin(share.works(), share.sizing(), c.stored.announced(), share.alone());
         if (task.store().isComplete()) {
             complete();

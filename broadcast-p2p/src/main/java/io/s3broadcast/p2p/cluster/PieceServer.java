@@ -125,7 +125,8 @@ final class PieceServer {
             long started = ticker.read();
             f.addListener(done -> {
                 h.writing = false;
-                long nanos = ticker.read() - started;
+                long now = ticker.read();
+                long nanos = now - started;
                 if (nanos >= SLOW_WRITE_NANOS && LOG.isDebugEnabled()) {
                     LOG.debug("piece {} to {} took {} ms into the socket; {} more queued", piece, id, nanos / 1_000_000,
                             h.queued.size());
@@ -134,7 +135,7 @@ final class PieceServer {
                 if (done.isSuccess()) {
                     choke.uploaded(id, length);
                     exchangedWith.add(id);
-                    int grown = h.sendBuffer.written(length, ticker.read());
+                    int grown = h.sendBuffer.written(length, now);
                     if (grown > 0) {
                         h.ctx.channel().config().setOption(ChannelOption.SO_SNDBUF, grown);
                     }

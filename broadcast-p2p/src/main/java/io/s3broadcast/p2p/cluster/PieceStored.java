@@ -25,8 +25,9 @@ import java.util.function.IntFunction;
  * a peer checks against the pieces announced ({@code WORKS_LEFT}, {@code DONE}) must call {@link #flushHaves()}
  * first, so no {@code HAVE} is overtaken.
  *
- * <p>The pieces this node has <em>announced</em> ({@link #announced()}: present when the run was made, or passed
- * through {@link #stored}) are what a new peer's greeting and phase 1's start go by, not the store's bitfield: a
+ * <p>The pieces this node has <em>announced</em> ({@link #announced()}: the request scheduler's, present when the run
+ * was made or passed through {@link #stored}) are what a new peer's greeting and phase 1's start go by, not the
+ * store's bitfield: a
  * piece the store completed whose {@code stored} is still queued on the loop has no {@code HAVE} and no {@code
  * DIGESTS} out yet. Counted off the works left before that ({@code WORKS_LEFT} is only checked against the pieces
  * announced, and a piece may be written behind it on the same connection), it made peers see no works left and
@@ -50,7 +51,6 @@ final class PieceStored {
     private final BooleanSupplier checksIdle;
     private final Runnable complete;
     private final HaveBatcher haves;
-    private final Bitfield announced;
 
     /**
      * @param peers the run's connected peers, by id
@@ -59,11 +59,10 @@ final class PieceStored {
      * @param checksIdle whether no piece is under a check from S3 ({@link Disputes#idle})
      * @param complete completes the run ({@link #flushHaves()} is called before)
      * @param haves batches the {@code HAVE}s; its batch is {@link #announce(Map, int[])} to these peers
-     * @param present the pieces in the store when the run is made (announced from the start; copied)
      */
     PieceStored(Map<String, Peer> peers, RequestScheduler requests, ShareFetcher phase1, PieceExchange exchange,
             BooleanSupplier closing, IntFunction<byte[]> ownRead, Announcer announcer, BooleanSupplier checksIdle,
-            Runnable complete, HaveBatcher haves, Bitfield present) {
+            Runnable complete, HaveBatcher haves) {
         this.peers = peers;
         this.requests = requests;
         this.phase1 = phase1;
@@ -74,12 +73,14 @@ final class PieceStored {
         this.checksIdle = checksIdle;
         this.complete = complete;
         this.haves = haves;
-        this.announced = present.copy();
     }
 
-    /** The pieces announced: present when the run was made, or passed through {@link #stored} (a copy). */
+    /**
+     * The pieces announced: the request scheduler's ({@link RequestScheduler#held}), which {@link #stored} tells each
+     * piece as it writes its {@code HAVE} (a copy).
+     */
     Bitfield announced() {
-        return announced.copy();
+        return requests.held();
     }
 
     /** One batch of {@code HAVE}s: every peer is written each piece's {@code HAVE}, then flushed once. */
@@ -107,7 +108,6 @@ final class PieceStored {
         if (closing.getAsBoolean()) {
             return;
         }
-        announced.set(piece);
         byte[] own = from == null ? ownRead.apply(piece) : null;
         phase1.pieceStored(piece, from == null);
         for (RequestScheduler.PeerRequest cancel : requests.pieceStored(piece, from)) {

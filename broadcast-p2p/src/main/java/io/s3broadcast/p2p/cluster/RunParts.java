@@ -161,7 +161,7 @@ final class RunParts implements Housekeeping.Checks {
                     // Pieces held bound the unchoked peers (ChokeSchedulerBuilder.piecesHeld): more may be
                     // unchoked now.
                     chokeDriver.rechokeIfSlotsFree();
-                }), store.bitfield());
+                }));
         greeting = new PeerGreeting(stored::announced, phase1, digests::ownDigests, run::isComplete);
         connections = new Connections(run, this, cluster, task, peers);
     }
