@@ -27,11 +27,10 @@ import java.util.function.IntFunction;
  *
  * <p>The pieces this node has <em>announced</em> ({@link #announced()}: the request scheduler's, present when the run
  * was made or passed through {@link #stored}) are what a new peer's greeting and phase 1's start go by, not the
- * store's bitfield: a
- * piece the store completed whose {@code stored} is still queued on the loop has no {@code HAVE} and no {@code
- * DIGESTS} out yet. Counted off the works left before that ({@code WORKS_LEFT} is only checked against the pieces
- * announced, and a piece may be written behind it on the same connection), it made peers see no works left and
- * no holder, and read it from S3 again as an orphan (docs/results.md, session 26).
+ * store's bitfield: a piece the store completed whose {@code stored} is still queued on the loop has no {@code HAVE}
+ * and no {@code DIGESTS} out yet. Counted off the works left before that ({@code WORKS_LEFT} is only checked against
+ * the pieces announced, and a piece may be written behind it on the same connection), it made peers see no works
+ * left and no holder, and read it from S3 again as an orphan (docs/results.md, session 26).
  */
 final class PieceStored {
 
