@@ -9,9 +9,13 @@ import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
 import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HexFormat;
 import java.util.List;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
+import java.util.function.Consumer;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -32,10 +36,18 @@ final class ClassDataArchive {
 
     private static final Logger LOG = LoggerFactory.getLogger(ClassDataArchive.class);
 
-    /** Runs a command to its end and returns its exit code; its output goes to {@code log}. */
+    /**
+     * Runs commands side by side to their end and returns the first one's exit code. The first one's output goes to
+     * {@code log}, the others' to {@code log} with {@code .2}, {@code .3}, ... appended: a training run and the
+     * peers it exchanges pieces with (they share one environment, so one group secret). The others get
+     * {@link #PARTNER_WAIT} after the first ends, then are stopped.
+     */
     interface Runner {
-        int run(List<String> command, Path log) throws IOException, InterruptedException;
+        int run(List<List<String>> commands, Path log) throws IOException, InterruptedException;
     }
+
+    /** How long a training run's partners may go on after it ended before they are stopped. */
+    static final Duration PARTNER_WAIT = Duration.ofSeconds(60);
 
     private final Path cacheDir;
     private final String java;
@@ -70,10 +82,32 @@ final class ClassDataArchive {
         return base.resolve("s3broadcast").resolve("cds");
     }
 
-    /** Runs commands as processes, output to the log file. */
+    /** Runs commands as processes, output to the log files. */
     static Runner processes() {
-        return (command, log) -> new ProcessBuilder(command).redirectErrorStream(true).redirectOutput(log.toFile())
-                .start().waitFor();
+        return processes(env -> { });
+    }
+
+    /** Runs commands as processes whose environment {@code env} completes (the same for all), output to the logs. */
+    static Runner processes(Consumer<Map<String, String>> env) {
+        return (commands, log) -> {
+            List<Process> started = new ArrayList<>();
+            try {
+                for (int i = 0; i < commands.size(); i++) {
+                    Path out = i == 0 ? log : log.resolveSibling(log.getFileName() + "." + (i + 1));
+                    ProcessBuilder pb = new ProcessBuilder(commands.get(i)).redirectErrorStream(true)
+                            .redirectOutput(out.toFile());
+                    env.accept(pb.environment());
+                    started.add(pb.start());
+                }
+                int exit = started.get(0).waitFor();
+                for (Process partner : started.subList(1, started.size())) {
+                    partner.waitFor(PARTNER_WAIT.toMillis(), TimeUnit.MILLISECONDS);
+                }
+                return exit;
+            } finally {
+                started.forEach(Process::destroyForcibly);
+            }
+        };
     }
 
     /** The archive's file: one per JVM build and class path content. */
@@ -82,18 +116,19 @@ final class ClassDataArchive {
     }
 
     /**
-     * The flags that make a node JVM use the archive, making it first with {@code trainingArgs} (the arguments after
-     * the class path: main class and its arguments, a run that loads what a node loads) when there is none; empty
-     * when there is no usable archive. Made and checked once per instance.
+     * The flags that make a node JVM use the archive, making it first with {@code training} when there is none;
+     * empty when there is no usable archive. Made and checked once per instance. {@code training}: the arguments
+     * after the class path (main class and its arguments) of the training run, a run that loads and runs what a
+     * node does, then of the runs beside it (its peers, JVMs with the same flags that dump nothing).
      */
-    synchronized List<String> flags(List<String> trainingArgs) throws InterruptedException {
+    synchronized List<String> flags(List<List<String>> training) throws InterruptedException {
         if (flags == null) {
-            flags = prepare(trainingArgs);
+            flags = prepare(training);
         }
         return flags;
     }
 
-    private List<String> prepare(List<String> trainingArgs) throws InterruptedException {
+    private List<String> prepare(List<List<String>> training) throws InterruptedException {
         Path file = file();
         try {
             Files.createDirectories(cacheDir);
@@ -105,7 +140,7 @@ final class ClassDataArchive {
                 LOG.warn("the JVM rejects the class-data archive {}; making it again", file);
                 Files.deleteIfExists(file);
             }
-            if (!train(file, trainingArgs)) {
+            if (!train(file, training)) {
                 return List.of();
             }
             if (accepted(file)) {
@@ -122,18 +157,25 @@ final class ClassDataArchive {
     }
 
     /** A training run that dumps the archive at exit; true when the archive is in place. */
-    private boolean train(Path file, List<String> trainingArgs) throws IOException, InterruptedException {
+    private boolean train(Path file, List<List<String>> training) throws IOException, InterruptedException {
         Path tmp = cacheDir.resolve(file.getFileName() + "." + ProcessHandle.current().pid() + ".tmp");
         Path log = cacheDir.resolve(file.getFileName() + ".training.log");
         Files.deleteIfExists(tmp);
-        List<String> command = new ArrayList<>();
-        command.add(java);
-        command.addAll(jvmFlags);
-        command.addAll(format.trainFlags(tmp));
-        command.addAll(List.of("-cp", classPath));
-        command.addAll(trainingArgs);
-        LOG.info("making a class-data archive for the node JVMs: one untimed training run ({})", log);
-        int exit = runner.run(command, log);
+        List<List<String>> commands = new ArrayList<>();
+        for (int i = 0; i < training.size(); i++) {
+            List<String> command = new ArrayList<>();
+            command.add(java);
+            command.addAll(jvmFlags);
+            if (i == 0) {
+                command.addAll(format.trainFlags(tmp));
+            }
+            command.addAll(List.of("-cp", classPath));
+            command.addAll(training.get(i));
+            commands.add(command);
+        }
+        LOG.info("making a class-data archive for the node JVMs: one untimed training run{} ({})",
+                training.size() > 1 ? " with " + (training.size() - 1) + " peer(s)" : "", log);
+        int exit = runner.run(commands, log);
         try {
             if (exit != 0 || !Files.exists(tmp) || Files.size(tmp) == 0) {
                 LOG.warn("the training run for the class-data archive {} (exit {}); node JVMs run without one: see {}",
@@ -158,7 +200,7 @@ final class ClassDataArchive {
         command.addAll(jvmFlags);
         command.addAll(format.checkFlags(file));
         command.addAll(List.of("-cp", classPath, "-version"));
-        return runner.run(command, cacheDir.resolve(file.getFileName() + ".check.log")) == 0;
+        return runner.run(List.of(command), cacheDir.resolve(file.getFileName() + ".check.log")) == 0;
     }
 
     /** SHA-256 over the JVM's identity and every class path entry's path, size and modification time. */

@@ -325,7 +325,7 @@ final class NetnsFleet implements FleetCommand.FleetLevel {
         }
         Path training = dir.resolve("cds-training");
         try {
-            return archive.flags(NodeJvm.main(NodeJvm.trainingArgs(testbed, training)));
+            return archive.flags(NodeJvm.training(testbed, training));
         } finally {
             FleetFiles.deleteTree(training);
         }

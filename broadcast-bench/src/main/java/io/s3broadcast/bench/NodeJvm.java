@@ -11,6 +11,7 @@ import java.nio.file.StandardCopyOption;
 import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
 import java.security.SecureRandom;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.HexFormat;
@@ -60,6 +61,9 @@ final class NodeJvm {
      * access is enabled for it.
      */
     private static final int NATIVE_ACCESS_WARNS_SINCE = 22;
+
+    /** How long a training node serves its peer once done, at most (it exits as soon as the peer is done too). */
+    static final Duration TRAINING_LINGER = Duration.ofSeconds(10);
 
     private NodeJvm() {
     }
@@ -128,34 +132,43 @@ final class NodeJvm {
     }
 
     /**
-     * The class-data archive for node JVMs in {@code cacheDir}; its training run gets the environment {@code env}
-     * makes (credentials) and a group secret of its own.
+     * The class-data archive for node JVMs in {@code cacheDir}; its training run and the peer beside it get the
+     * environment {@code env} makes (credentials) and one group secret of their own.
      */
     static ClassDataArchive archive(Path cacheDir, Consumer<Map<String, String>> env) {
-        return new ClassDataArchive(cacheDir, java(), classPath(), FLAGS, (command, log) -> {
-            ProcessBuilder pb = new ProcessBuilder(command).redirectErrorStream(true).redirectOutput(log.toFile());
-            env.accept(pb.environment());
-            pb.environment().put("S3BROADCAST_SECRET", HexFormat.of().formatHex(new SecureRandom().generateSeed(16)));
-            return pb.start().waitFor();
-        }, ArchiveFormat.forThisJvm());
+        String secret = HexFormat.of().formatHex(new SecureRandom().generateSeed(16));
+        return new ClassDataArchive(cacheDir, java(), classPath(), FLAGS, ClassDataArchive.processes(e -> {
+            env.accept(e);
+            e.put("S3BROADCAST_SECRET", secret);
+        }), ArchiveFormat.forThisJvm());
     }
 
     /**
-     * A node command that loads what a fleet's node loads, for the archive's training run: the testbed's object
-     * fetched by a cluster of one (overlap, a static registry of itself on a free loopback port), so the S3 client,
-     * the peer server and the engine's classes are all in the archive. Its file goes into {@code out}.
+     * The training run of the archive and the peer beside it ({@link ClassDataArchive#flags}): two node commands that
+     * fetch the testbed's object as a cluster of two on free loopback ports (overlap, a static registry of both), so
+     * the archive holds the classes, linked call sites and profiles of the S3 client, phase 1 and the exchange of
+     * pieces with a peer, both ways. Each waits for the other to be done for up to {@link #TRAINING_LINGER}; their
+     * files go into {@code out}.
      */
-    static List<String> trainingArgs(Testbed testbed, Path out) throws IOException {
-        int port;
-        try (ServerSocket s = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
-            port = s.getLocalPort();
+    static List<List<String>> training(Testbed testbed, Path out) throws IOException {
+        List<String> ids = new ArrayList<>();
+        for (int i = 0; i < 2; i++) {
+            try (ServerSocket s = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
+                ids.add("127.0.0.1:" + s.getLocalPort());
+            }
         }
-        String self = "127.0.0.1:" + port;
-        return List.of("node", "--endpoint", testbed.endpoint().uri().toString(), "--path-style",
-                String.valueOf(testbed.endpoint().pathStyle()), "--region", testbed.endpoint().region().id(),
-                "--bucket", testbed.bucket(), "--key", testbed.key(), "--out", out.toString(), "--no-sha256",
-                "--strategy", "overlap", "--registry", "static:" + self, "--listen", self, "--advertised-host",
-                "127.0.0.1", "--node-id", self, "--expect", "1", "--linger", "0s");
+        String registry = "static:" + String.join(",", ids);
+        List<List<String>> runs = new ArrayList<>();
+        for (int i = 0; i < ids.size(); i++) {
+            String self = ids.get(i);
+            runs.add(main(List.of("node", "--endpoint", testbed.endpoint().uri().toString(), "--path-style",
+                    String.valueOf(testbed.endpoint().pathStyle()), "--region", testbed.endpoint().region().id(),
+                    "--bucket", testbed.bucket(), "--key", testbed.key(), "--out", out.resolve("node-" + i).toString(),
+                    "--no-sha256", "--strategy", "overlap", "--registry", registry, "--listen", self,
+                    "--advertised-host", "127.0.0.1", "--node-id", self, "--expect", String.valueOf(ids.size()),
+                    "--linger", TRAINING_LINGER.toSeconds() + "s")));
+        }
+        return runs;
     }
 
     /** The command line of a node JVM: {@code java}, the flags, {@code archiveFlags}, the bench's main, {@code args}. */

@@ -386,7 +386,7 @@ final class SingleCommand implements Callable<Integer> {
         Path training = dir.resolve("cds-training");
         try {
             return NodeJvm.archive(cds.cacheDir(), env -> NodeJvm.environment(testbed.endpoint(), env))
-                    .flags(NodeJvm.main(NodeJvm.trainingArgs(testbed, training)));
+                    .flags(NodeJvm.training(testbed, training));
         } finally {
             FleetFiles.deleteTree(training);
         }

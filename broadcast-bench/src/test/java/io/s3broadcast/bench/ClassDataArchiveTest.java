@@ -69,11 +69,11 @@ class ClassDataArchiveTest {
         ClassDataArchive.Runner real = ClassDataArchive.processes();
         Path marker = Path.of("marker");
         String training = format.trainFlags(marker).get(0).replace(marker.toString(), "");
-        return new ClassDataArchive(cache, java, classPath.toString(), FLAGS, (command, log) -> {
-            if (command.stream().anyMatch(a -> a.startsWith(training))) {
-                trainings.add(command);
+        return new ClassDataArchive(cache, java, classPath.toString(), FLAGS, (commands, log) -> {
+            if (commands.get(0).stream().anyMatch(a -> a.startsWith(training))) {
+                trainings.add(commands.get(0));
             }
-            return real.run(command, log);
+            return real.run(commands, log);
         }, format);
     }
 
@@ -81,20 +81,45 @@ class ClassDataArchiveTest {
     @MethodSource("formats")
     void madeOnceByATrainingRunThenReusedByTheNextBench(ArchiveFormat format, String java) throws Exception {
         ClassDataArchive first = archive(jar, format, java);
-        List<String> flags = first.flags(TRAINING);
+        List<String> flags = first.flags(List.of(TRAINING));
 
         assertThat(flags).isEqualTo(format.useFlags(first.file()));
         assertThat(first.file().toString()).endsWith(format.extension());
         assertThat(first.file()).isNotEmptyFile();
         assertThat(trainings).hasSize(1);
-        assertThat(first.flags(TRAINING)).isSameAs(flags);
+        assertThat(first.flags(List.of(TRAINING))).isSameAs(flags);
 
-        List<String> again = archive(jar, format, java).flags(TRAINING);
+        List<String> again = archive(jar, format, java).flags(List.of(TRAINING));
         assertThat(again).isEqualTo(flags);
         assertThat(trainings).hasSize(1);
         try (var files = Files.list(cache)) {
             assertThat(files.filter(f -> f.toString().endsWith(".tmp"))).isEmpty();
         }
+    }
+
+    @Test
+    void theTrainingRunsWithItsPeersBesideItAndOnlyItDumpsTheArchive() throws Exception {
+        ArchiveFormat format = ArchiveFormat.DYNAMIC_CDS;
+        ClassDataArchive.Runner real = ClassDataArchive.processes();
+        List<List<List<String>>> calls = new ArrayList<>();
+        ClassDataArchive archive = new ClassDataArchive(cache, NodeJvm.java(), jar.toString(), FLAGS,
+                (commands, log) -> {
+                    calls.add(commands);
+                    return real.run(commands, log);
+                }, format);
+
+        List<String> flags = archive.flags(List.of(TRAINING, TRAINING));
+
+        assertThat(flags).isEqualTo(format.useFlags(archive.file()));
+        List<List<String>> training = calls.get(0);
+        assertThat(training).hasSize(2);
+        Path marker = Path.of("marker");
+        String dump = format.trainFlags(marker).get(0).replace(marker.toString(), "");
+        assertThat(training.get(0)).containsAll(FLAGS).anyMatch(a -> a.startsWith(dump));
+        assertThat(training.get(1)).containsAll(FLAGS).noneMatch(a -> a.startsWith(dump))
+                .endsWith(TRAINING.toArray(String[]::new));
+        Path peerLog = cache.resolve(archive.file().getFileName() + ".training.log.2");
+        assertThat(Files.readString(peerLog)).contains("{hello=1}");
     }
 
     @ParameterizedTest
@@ -104,7 +129,7 @@ class ClassDataArchiveTest {
         Files.createDirectories(cache);
         Files.write(archive.file(), new byte[4096]);
 
-        List<String> flags = archive.flags(TRAINING);
+        List<String> flags = archive.flags(List.of(TRAINING));
 
         assertThat(flags).isEqualTo(format.useFlags(archive.file()));
         assertThat(trainings).hasSize(1);
@@ -124,7 +149,7 @@ class ClassDataArchiveTest {
         }
         ClassDataArchive archive = archive(classes, format, java);
 
-        assertThat(archive.flags(TRAINING)).isEmpty();
+        assertThat(archive.flags(List.of(TRAINING))).isEmpty();
         assertThat(trainings).hasSize(1);
         assertThat(archive.file()).doesNotExist();
     }
@@ -134,7 +159,7 @@ class ClassDataArchiveTest {
     void noFlagsWhenTheTrainingRunFails(ArchiveFormat format, String java) throws Exception {
         ClassDataArchive archive = archive(jar, format, java);
 
-        assertThat(archive.flags(List.of("NoSuchMainClass"))).isEmpty();
+        assertThat(archive.flags(List.of(List.of("NoSuchMainClass")))).isEmpty();
         assertThat(archive.file()).doesNotExist();
     }
 
