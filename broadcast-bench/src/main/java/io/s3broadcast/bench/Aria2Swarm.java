@@ -46,6 +46,7 @@ final class Aria2Swarm {
         List<Path> nodeDirs = new ArrayList<>();
         long t0Millis = System.currentTimeMillis();
         long t0 = System.nanoTime();
+        fleet.started(t0Millis);
         try {
             for (int i = 0; i < n; i++) {
                 Path nodeDir = Files.createDirectories(dir.resolve("node-" + i));

@@ -69,6 +69,7 @@ final class FleetBaselines {
                 t.start();
             }
             long start = System.nanoTime();
+            fleet.started(System.currentTimeMillis());
             gun.countDown();
             if (!done.await(spec.timeout().toMillis(), TimeUnit.MILLISECONDS)) {
                 LOG.warn("transfer-manager trial {} still running after {}", trial, spec.timeout());

@@ -301,7 +301,7 @@ final class FleetCommand implements Callable<Integer> {
                 ? SingleCommand.round(perNodeCpu.stream().mapToDouble(d -> d).average().orElse(0), 2)
                 : SingleCommand.round(runs.stream().mapToDouble(FleetTrial::cpuSeconds).average().orElse(0) / nodes, 2);
         double util = runs.stream().mapToDouble(FleetTrial::cpuUtilisation).average().orElse(0);
-        boolean cpuBound = runs.stream().anyMatch(r -> r.cpuUtilisation() >= FleetReport.CPU_BOUND);
+        boolean cpuBound = runs.stream().anyMatch(FleetReport::isCpuBound);
         boolean ours = !BASELINES.contains(contender);
         return new FleetReport("fleet", fleet.level(), contender, ours ? "strategy" : "baseline", nodes, size, runs.size(),
                 fleet.profile().describe(), fleet.links().stream().map(FleetLink::describe).toList(), latencyMillis,

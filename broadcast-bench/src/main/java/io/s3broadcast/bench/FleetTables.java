@@ -35,9 +35,18 @@ final class FleetTables {
                     n.sha256Match() ? "ok" : "MISMATCH" + (n.error() != null ? " (" + n.error() + ")" : ""));
         }
         out.printf(Locale.ROOT, "  slowest %s s = %s T*, mean %s s; S3 bytes / S %.2f; fleet CPU %.1f s (%.0f%% of the"
-                        + " cores)%n", num(trial.slowest()), num(tStar.ratio(trial.slowest())), num(trial.mean()),
-                trial.s3Reads(), trial.cpuSeconds(), 100 * trial.cpuUtilisation());
+                        + " cores%s)%n", num(trial.slowest()), num(tStar.ratio(trial.slowest())), num(trial.mean()),
+                trial.s3Reads(), trial.cpuSeconds(), 100 * trial.cpuUtilisation(), saturation(trial));
         printAfterLastPiece(out, trial);
+    }
+
+    /** "; saturated 6.1 s of the slowest node's 18.6 s", or "" where it is not known. */
+    private static String saturation(FleetTrial trial) {
+        if (trial.cpuSaturatedSeconds() == null || trial.slowest() == null) {
+            return "";
+        }
+        return String.format(Locale.ROOT, "; saturated %.1f s of the slowest node's %.1f s", trial.cpuSaturatedSeconds(),
+                trial.slowest());
     }
 
     /** Our nodes' time from the last piece to the file in place: median and slowest, and the parts' medians. */
@@ -59,13 +68,16 @@ final class FleetTables {
 
     static void printSummary(PrintWriter out, FluidBound tStar, List<FleetReport> reports) {
         out.printf(Locale.ROOT, "%nsummary (medians over trials; T* = %.3f s, binds: %s)%n", tStar.seconds(), tStar.binds());
-        out.printf(Locale.ROOT, "  %-17s %9s %9s %9s %9s %8s %10s %6s %9s  %s%n", "contender", "slowest s", "mean s",
-                "slow/T*", "mean/T*", "S3/S", "CPU s/node", "CPU%", "CPU-bound", "sha256");
+        out.printf(Locale.ROOT, "  %-17s %9s %9s %9s %9s %8s %10s %6s %6s %9s  %s%n", "contender", "slowest s",
+                "mean s", "slow/T*", "mean/T*", "S3/S", "CPU s/node", "CPU%", "sat%", "CPU-bound", "sha256");
         for (FleetReport r : reports) {
-            out.printf(Locale.ROOT, "  %-17s %9s %9s %9s %9s %8.2f %10s %5.0f%% %9s  %s%n", r.contender(),
+            // the median over trials of the share of the slowest node's fetch that the machine was saturated
+            Double saturated = FleetCommand.median(r.runs(), FleetTrial::cpuSaturatedShare);
+            out.printf(Locale.ROOT, "  %-17s %9s %9s %9s %9s %8.2f %10s %5.0f%% %6s %9s  %s%n", r.contender(),
                     num(r.slowestSeconds()), num(r.meanSeconds()), num(r.slowestOverTStar()), num(r.meanOverTStar()),
-                    r.s3BytesOverSize(), num(r.cpuSecondsPerNode()), 100 * r.cpuUtilisation(), r.cpuBound() ? "yes" : "no",
-                    r.sha256Match() ? "ok" : "MISMATCH");
+                    r.s3BytesOverSize(), num(r.cpuSecondsPerNode()), 100 * r.cpuUtilisation(),
+                    saturated == null ? "-" : String.format(Locale.ROOT, "%.0f%%", 100 * saturated),
+                    r.cpuBound() ? "yes" : "no", r.sha256Match() ? "ok" : "MISMATCH");
         }
     }
 

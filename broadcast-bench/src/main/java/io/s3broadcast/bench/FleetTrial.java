@@ -17,6 +17,8 @@ import java.util.Objects;
  *     and proxy included)
  * @param cpuUtilisation {@code cpuSeconds / (wall * cores)}, wall the time to the last process exit (or the slowest
  *     node's completion in-process): near 1 means the run was CPU-bound
+ * @param cpuSaturatedSeconds seconds from the start signal to the slowest node's fetch end during which the whole
+ *     machine's cores were saturated ({@link CpuSaturation}); null without {@code /proc/stat} or if a node failed
  * @param sha256Match whether every node's file has the object's SHA-256
  * @param nodes per node
  * @param throughput with {@code --join}/{@code --leave}: the aggregate MB/s all nodes received (from S3 and peers, as
@@ -25,17 +27,33 @@ import java.util.Objects;
  * @param leaveSeconds when the leavers left, seconds from the start signal; null without leavers
  */
 @JsonPropertyOrder({"trial", "fastest", "mean", "slowest", "bytesFromS3", "s3Reads", "cpuSeconds", "cpuUtilisation",
-        "sha256Match", "nodes", "throughput", "joinSeconds",
-        "leaveSeconds"})
+        "cpuSaturatedSeconds", "sha256Match", "nodes", "throughput", "joinSeconds", "leaveSeconds"})
 record FleetTrial(int trial, Double fastest, Double mean, Double slowest, long bytesFromS3, double s3Reads,
-        double cpuSeconds, double cpuUtilisation, boolean sha256Match, List<FleetNode> nodes, List<Double> throughput, Double joinSeconds,
-        Double leaveSeconds) {
+        double cpuSeconds, double cpuUtilisation, Double cpuSaturatedSeconds, boolean sha256Match, List<FleetNode> nodes,
+        List<Double> throughput, Double joinSeconds, Double leaveSeconds) {
 
     /** This trial with its throughput time series and the times of its join and leave. */
     FleetTrial withChurn(List<Double> series, ChurnClock clock) {
-        return new FleetTrial(trial, fastest, mean, slowest, bytesFromS3, s3Reads, cpuSeconds, cpuUtilisation, sha256Match,
-                nodes, series == null ? null : List.copyOf(series), clock == null ? null : clock.joinedSeconds(),
-                clock == null ? null : clock.leftSeconds());
+        return new FleetTrial(trial, fastest, mean, slowest, bytesFromS3, s3Reads, cpuSeconds, cpuUtilisation,
+                cpuSaturatedSeconds, sha256Match, nodes, series == null ? null : List.copyOf(series),
+                clock == null ? null : clock.joinedSeconds(), clock == null ? null : clock.leftSeconds());
+    }
+
+    /**
+     * This trial with the seconds {@code cpu} found the machine saturated from the start signal ({@code
+     * startMillis}, epoch ms) to the slowest node's fetch end.
+     */
+    FleetTrial withCpuSaturation(CpuSaturation cpu, long startMillis) {
+        Double saturated = slowest == null ? null
+                : cpu.saturatedSeconds(startMillis, startMillis + Math.round(slowest * 1e3));
+        return new FleetTrial(trial, fastest, mean, slowest, bytesFromS3, s3Reads, cpuSeconds, cpuUtilisation,
+                saturated == null ? null : SingleCommand.round(saturated, 2), sha256Match, nodes, throughput,
+                joinSeconds, leaveSeconds);
+    }
+
+    /** {@code cpuSaturatedSeconds / slowest}: the share of the slowest node's fetch that the machine was saturated. */
+    Double cpuSaturatedShare() {
+        return cpuSaturatedSeconds == null || slowest == null || slowest <= 0 ? null : cpuSaturatedSeconds / slowest;
     }
 
     static FleetTrial of(int trial, List<FleetNode> nodes, long size, double cpuSeconds, int cores) {
@@ -60,7 +78,7 @@ record FleetTrial(int trial, Double fastest, Double mean, Double slowest, long b
         return new FleetTrial(trial, done.isEmpty() ? null : done.get(0),
                 done.isEmpty() ? null : SingleCommand.round(done.stream().mapToDouble(d -> d).average().orElseThrow(), 3),
                 slowest, s3, size == 0 ? 0 : SingleCommand.round((double) s3 / size, 3), SingleCommand.round(cpuSeconds, 2),
-                wall <= 0 ? 0 : SingleCommand.round(cpuSeconds / (wall * cores), 3),
+                wall <= 0 ? 0 : SingleCommand.round(cpuSeconds / (wall * cores), 3), null,
                 all && staying.stream().allMatch(FleetNode::sha256Match), List.copyOf(nodes), null, null, null);
     }
 }

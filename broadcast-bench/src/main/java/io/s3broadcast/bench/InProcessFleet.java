@@ -38,8 +38,12 @@ final class InProcessFleet implements FleetCommand.FleetLevel {
     private final List<Throttle> downloads = new ArrayList<>();
     private final List<URI> ports = new ArrayList<>();
     private final ScheduledExecutorService timer;
-    /** With join or leave: each node's throughput samples in the last trial of ours, and its start (epoch ms). */
+    /** With join or leave: each node's throughput samples in the last trial of ours. */
     private List<List<long[]>> samples = List.of();
+    /**
+     * The last trial's start signal (epoch ms): our nodes' and the Transfer Manager's start gun; for aria2-flat, whose
+     * processes start at once, the trial's start.
+     */
     private long startMillis;
     private ChurnClock clock;
 
@@ -79,11 +83,18 @@ final class InProcessFleet implements FleetCommand.FleetLevel {
     public FleetTrial run(String contender, int trial) throws IOException, InterruptedException {
         long[] before = s3Bytes();
         JvmCpu cpu = JvmCpu.now();
-        List<FleetNode> nodes = switch (contender) {
-            case "transfer-manager" -> FleetBaselines.transferManager(this, spec, testbed, dir, trial);
-            case "aria2-flat" -> FleetBaselines.aria2Flat(this::endpointOf, spec, testbed, dir, trial, null);
-            default -> ours(Strategy.parse(contender), trial);
-        };
+        CpuSaturation machineCpu = new CpuSaturation().start();
+        startMillis = System.currentTimeMillis();
+        List<FleetNode> nodes;
+        try {
+            nodes = switch (contender) {
+                case "transfer-manager" -> FleetBaselines.transferManager(this, spec, testbed, dir, trial);
+                case "aria2-flat" -> FleetBaselines.aria2Flat(this::endpointOf, spec, testbed, dir, trial, null);
+                default -> ours(Strategy.parse(contender), trial);
+            };
+        } finally {
+            machineCpu.stop();
+        }
         JvmCpu used = JvmCpu.now().minus(cpu);
         long[] after = s3Bytes();
         List<FleetNode> counted = new ArrayList<>();
@@ -96,8 +107,13 @@ final class InProcessFleet implements FleetCommand.FleetLevel {
         double processes = counted.stream().map(FleetNode::cpuSeconds).filter(java.util.Objects::nonNull)
                 .mapToDouble(Double::doubleValue).sum();
         FleetTrial t = FleetTrial.of(trial, counted, spec.size(), used.cpuSeconds() + processes,
-                Runtime.getRuntime().availableProcessors());
+                Runtime.getRuntime().availableProcessors()).withCpuSaturation(machineCpu, startMillis);
         return churn.any() ? t.withChurn(ThroughputSampler.aggregate(samples, startMillis), clock) : t;
+    }
+
+    /** The trial's start signal was given at {@code epochMillis} (by a contender that gives its own). */
+    void started(long epochMillis) {
+        this.startMillis = epochMillis;
     }
 
     private List<FleetNode> ours(Strategy strategy, int trial) throws IOException, InterruptedException {

@@ -45,8 +45,12 @@ final class NetnsFleet implements FleetCommand.FleetLevel {
     private Process tracker;
     /** Seconds from the first node process's start to the start signal, in the last JVM trial. */
     private double startUp;
-    /** With join or leave: each node's throughput samples in the last JVM trial, and its start (epoch ms). */
+    /** With join or leave: each node's throughput samples in the last JVM trial. */
     private List<List<long[]>> samples = List.of();
+    /**
+     * The last trial's start signal (epoch ms): the JVM nodes' signal, aria2-swarm's start; for aria2-flat, whose
+     * processes start at once, the trial's start.
+     */
     private long t0Millis;
     private ChurnClock clock;
     /** Where to copy the node processes' stdout and stderr, or null. */
@@ -128,6 +132,8 @@ final class NetnsFleet implements FleetCommand.FleetLevel {
         startUp = 0;
         Path trialDir = Files.createDirectories(dir.resolve(contender + "-" + trial));
         List<FleetNode> nodes;
+        CpuSaturation machineCpu = new CpuSaturation().start();
+        t0Millis = System.currentTimeMillis();
         try {
             nodes = switch (contender) {
                 case "aria2-flat" -> FleetBaselines.aria2Flat(i -> endpoint(), spec, testbed, dir, trial, this::launch);
@@ -136,6 +142,7 @@ final class NetnsFleet implements FleetCommand.FleetLevel {
                 default -> jvmNodes(Strategy.parse(contender), trialDir);
             };
         } finally {
+            machineCpu.stop();
             copyLogs(trialDir);
             FleetFiles.deleteTree(trialDir);
         }
@@ -147,8 +154,14 @@ final class NetnsFleet implements FleetCommand.FleetLevel {
             counted.add(n.withBytesFromS3(after[n.node()] - before[n.node()]).withRole(churn.role(n.node(), spec.nodes())));
             cpu += n.cpuSeconds() != null ? n.cpuSeconds() : 0;
         }
-        FleetTrial t = FleetTrial.of(trial, counted, spec.size(), cpu, Runtime.getRuntime().availableProcessors(), startUp);
+        FleetTrial t = FleetTrial.of(trial, counted, spec.size(), cpu, Runtime.getRuntime().availableProcessors(), startUp)
+                .withCpuSaturation(machineCpu, t0Millis);
         return churn.any() ? t.withChurn(ThroughputSampler.aggregate(samples, t0Millis), clock) : t;
+    }
+
+    /** The trial's start signal was given at {@code epochMillis} (by a contender that gives its own). */
+    void started(long epochMillis) {
+        this.t0Millis = epochMillis;
     }
 
     /** A process builder for {@code command} in node {@code node}'s namespace (CPU cgroup applied after start). */

@@ -161,8 +161,9 @@ final class PaperCommand implements Callable<Integer> {
     private static String cpuNote(List<FleetReport> reports) {
         boolean bound = reports.stream().anyMatch(FleetReport::cpuBound);
         double util = reports.stream().mapToDouble(FleetReport::cpuUtilisation).max().orElse(0);
-        // CPU-bound as the fleet reports it (its processes' share of the cores). The load average is shown, not
-        // judged: a minute's average also counts the fleet's own JVMs of the run before.
+        // CPU-bound as the fleet reports it (its processes' share of the cores, or how long the machine was saturated:
+        // FleetReport.isCpuBound). The load average is shown, not judged: a minute's average also counts the fleet's
+        // own JVMs of the run before.
         double load = reports.stream().mapToDouble(r -> r.machine().loadAverageBefore()).max().orElse(-1);
         int cores = reports.isEmpty() ? 0 : reports.get(0).machine().cores();
         return String.format(Locale.ROOT,
