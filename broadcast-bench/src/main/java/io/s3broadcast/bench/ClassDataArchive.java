@@ -2,20 +2,26 @@ package io.s3broadcast.bench;
 
 import java.io.File;
 import java.io.IOException;
+import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.AtomicMoveNotSupportedException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
+import java.nio.file.attribute.FileTime;
 import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.HashMap;
 import java.util.HexFormat;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Consumer;
+import java.util.regex.Pattern;
+import java.util.stream.Stream;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -48,6 +54,15 @@ final class ClassDataArchive {
 
     /** How long a training run's partners may go on after it ended before they are stopped. */
     static final Duration PARTNER_WAIT = Duration.ofSeconds(60);
+
+    /**
+     * Archives kept in the cache directory: the ones used last. Each build of the bench or JVM gets an archive of its
+     * own (tens of MB), so without a bound they pile up; one that is used again is simply made again.
+     */
+    static final int KEEP = 4;
+
+    /** An archive's file name (its logs are the name with a suffix). */
+    private static final Pattern ARCHIVE = Pattern.compile("node-[0-9a-f]{16}\\.(aot|jsa)");
 
     private final Path cacheDir;
     private final String java;
@@ -135,6 +150,7 @@ final class ClassDataArchive {
             if (Files.exists(file)) {
                 if (accepted(file)) {
                     LOG.info("node JVMs use the class-data archive {}", file);
+                    Files.setLastModifiedTime(file, FileTime.fromMillis(System.currentTimeMillis()));
                     return format.useFlags(file);
                 }
                 LOG.warn("the JVM rejects the class-data archive {}; making it again", file);
@@ -145,6 +161,7 @@ final class ClassDataArchive {
             }
             if (accepted(file)) {
                 LOG.info("made the class-data archive {} for the node JVMs", file);
+                prune(file);
                 return format.useFlags(file);
             }
             LOG.warn("the JVM rejects the class-data archive it just made ({}); node JVMs run without one", file);
@@ -190,6 +207,36 @@ final class ClassDataArchive {
             return true;
         } finally {
             Files.deleteIfExists(tmp);
+        }
+    }
+
+    /**
+     * Deletes the archives of the cache directory beyond the {@link #KEEP} used last (a use sets a file's
+     * modification time), with their logs; never {@code made}. Best effort: what cannot be listed or deleted stays.
+     */
+    private void prune(Path made) {
+        List<Path> archives = new ArrayList<>();
+        try (Stream<Path> files = Files.list(cacheDir)) {
+            files.filter(f -> ARCHIVE.matcher(f.getFileName().toString()).matches()).forEach(archives::add);
+            Map<Path, FileTime> used = new HashMap<>();
+            for (Path a : archives) {
+                used.put(a, Files.getLastModifiedTime(a));
+            }
+            archives.sort(Comparator.comparing((Path a) -> a.equals(made)).thenComparing(used::get).reversed());
+        } catch (IOException | UncheckedIOException e) {
+            LOG.debug("cannot list the class-data archives in {}: {}", cacheDir, e.toString());
+            return;
+        }
+        for (Path old : archives.subList(Math.min(KEEP, archives.size()), archives.size())) {
+            String name = old.getFileName().toString();
+            try (Stream<Path> files = Files.list(cacheDir)) {
+                for (Path f : files.filter(f -> f.getFileName().toString().startsWith(name)).toList()) {
+                    Files.deleteIfExists(f);
+                }
+                LOG.info("deleted the class-data archive {}, not used lately (the {} used last are kept)", old, KEEP);
+            } catch (IOException | UncheckedIOException e) {
+                LOG.debug("cannot delete the class-data archive {}: {}", old, e.toString());
+            }
         }
     }
 

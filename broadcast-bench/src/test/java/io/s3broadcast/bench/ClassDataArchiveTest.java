@@ -98,6 +98,38 @@ class ClassDataArchiveTest {
     }
 
     @Test
+    void makingAnArchiveKeepsOnlyTheOnesUsedLast() throws Exception {
+        Files.createDirectories(cache);
+        List<Path> old = new ArrayList<>();
+        for (int i = 0; i < ClassDataArchive.KEEP + 1; i++) {
+            Path a = cache.resolve(String.format("node-%016x.aot", i));
+            Files.write(a, new byte[] {1});
+            Files.writeString(cache.resolve(a.getFileName() + ".training.log"), "log");
+            Files.setLastModifiedTime(a, FileTime.fromMillis(1_000_000L * (i + 1)));
+            old.add(a);
+        }
+        Path unrelated = Files.writeString(cache.resolve("notes.txt"), "mine");
+
+        ClassDataArchive archive = archive(jar, ArchiveFormat.DYNAMIC_CDS, NodeJvm.java());
+        archive.flags(List.of(TRAINING));
+
+        // The new archive and the KEEP - 1 used last stay; the others go, with their logs.
+        assertThat(archive.file()).exists();
+        int gone = old.size() - (ClassDataArchive.KEEP - 1);
+        for (int i = 0; i < old.size(); i++) {
+            Path log = cache.resolve(old.get(i).getFileName() + ".training.log");
+            if (i < gone) {
+                assertThat(old.get(i)).doesNotExist();
+                assertThat(log).doesNotExist();
+            } else {
+                assertThat(old.get(i)).exists();
+                assertThat(log).exists();
+            }
+        }
+        assertThat(unrelated).exists();
+    }
+
+    @Test
     void theTrainingRunsWithItsPeersBesideItAndOnlyItDumpsTheArchive() throws Exception {
         ArchiveFormat format = ArchiveFormat.DYNAMIC_CDS;
         ClassDataArchive.Runner real = ClassDataArchive.processes();
