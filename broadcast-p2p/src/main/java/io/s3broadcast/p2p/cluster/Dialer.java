@@ -3,7 +3,6 @@ package io.s3broadcast.p2p.cluster;
 import com.google.common.base.Ticker;
 import io.s3broadcast.registry.NodeInfo;
 import java.util.ArrayList;
-import java.util.HashMap;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
@@ -19,9 +18,9 @@ import java.util.function.Supplier;
  * The overlay: whom this node dials, and again. Of each pair of members one is the dialler, fixed by a hash of
  * the two ids ({@link #dials}), so a pair has at most one connection and two nodes never dial each other at once.
  * A node dials members it is the dialler of, at random (members whose link measured fast, when it was a peer
- * before, are more likely), until it has {@code overlayPeers} peers that are not done (while it is not complete;
- * all its peers once it is), counting dials under way, and never more than {@code acceptPeers} connections in
- * all. With at most {@code overlayPeers + 1} members every pair is connected (a full mesh); above, a node dials
+ * before, are more likely: {@link FasterLinksFirst}), until it has {@code overlayPeers} peers that are not done
+ * (while it is not complete; all its peers once it is), counting dials under way, and never more than {@code
+ * acceptPeers} connections in all. With at most {@code overlayPeers + 1} members every pair is connected (a full mesh); above, a node dials
  * half its overlay and lets the other half dial it ({@link #outboundCap}), so it ends with about {@code
  * overlayPeers} peers, at most {@code acceptPeers}, the rest of the group reached through them. A member with
  * {@code overlayPeers} peers refuses a first dial ({@code AcceptBound}); a node short of peers for the grace that has
@@ -81,7 +80,7 @@ final class Dialer {
     private final Set<String> dialing = new HashSet<>();
     private final Redials redials;
     private final Set<String> finished = new HashSet<>();
-    private final Map<String, Double> rates = new HashMap<>();
+    private final FasterLinksFirst picks;
     private long shortSince = -1;
 
     /**
@@ -104,6 +103,7 @@ final class Dialer {
         this.noNeed = noNeed;
         this.shape = shape;
         this.redials = new Redials(loop, this::fill);
+        this.picks = new FasterLinksFirst(shape.random());
     }
 
     /**
@@ -151,7 +151,7 @@ final class Dialer {
             if (candidates.isEmpty()) {
                 return;
             }
-            String pick = pick(candidates);
+            String pick = picks.pick(candidates);
             candidates.remove(pick);
             if (insist) {
                 redials.insisting(pick);
@@ -244,32 +244,6 @@ final class Dialer {
         return out;
     }
 
-    /**
-     * One of {@code candidates} at random, a member whose link measured fast more likely: weight 1, plus its
-     * measured rate over the best measured rate (up to 2 in all).
-     */
-    private String pick(List<String> candidates) {
-        double best = 0;
-        for (String id : candidates) {
-            best = Math.max(best, rates.getOrDefault(id, 0.0));
-        }
-        double[] weights = new double[candidates.size()];
-        double total = 0;
-        for (int i = 0; i < weights.length; i++) {
-            double rate = rates.getOrDefault(candidates.get(i), 0.0);
-            weights[i] = 1 + (best > 0 ? rate / best : 0);
-            total += weights[i];
-        }
-        double x = shape.random().nextDouble() * total;
-        for (int i = 0; i < weights.length; i++) {
-            x -= weights[i];
-            if (x < 0) {
-                return candidates.get(i);
-            }
-        }
-        return candidates.get(weights.length - 1);
-    }
-
     private void dialFailed(NodeInfo node) {
         dialing.remove(node.nodeId());
         redials.failed(node.nodeId());
@@ -310,9 +284,7 @@ final class Dialer {
      * having delivered {@code rate} bytes per second: another member is dialled in its place.
      */
     void peerLost(String id, boolean done, double rate) {
-        if (rate > 0) {
-            rates.put(id, rate);
-        }
+        picks.measured(id, rate);
         if (done) {
             finished.add(id);
         } else if (membership.isMember(id) && dials(self.get(), id)) {
