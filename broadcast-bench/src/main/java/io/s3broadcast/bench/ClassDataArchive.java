@@ -215,26 +215,31 @@ final class ClassDataArchive {
      * modification time), with their logs; never {@code made}. Best effort: what cannot be listed or deleted stays.
      */
     private void prune(Path made) {
-        List<Path> archives = new ArrayList<>();
-        try (Stream<Path> files = Files.list(cacheDir)) {
-            files.filter(f -> ARCHIVE.matcher(f.getFileName().toString()).matches()).forEach(archives::add);
-            Map<Path, FileTime> used = new HashMap<>();
-            for (Path a : archives) {
-                used.put(a, Files.getLastModifiedTime(a));
+        List<Path> files;
+        Map<Path, FileTime> used = new HashMap<>();
+        try (Stream<Path> list = Files.list(cacheDir)) {
+            files = list.toList();
+            for (Path f : files) {
+                if (ARCHIVE.matcher(f.getFileName().toString()).matches()) {
+                    used.put(f, Files.getLastModifiedTime(f));
+                }
             }
-            archives.sort(Comparator.comparing((Path a) -> a.equals(made)).thenComparing(used::get).reversed());
         } catch (IOException | UncheckedIOException e) {
             LOG.debug("cannot list the class-data archives in {}: {}", cacheDir, e.toString());
             return;
         }
+        List<Path> archives = new ArrayList<>(used.keySet());
+        archives.sort(Comparator.comparing((Path a) -> a.equals(made)).thenComparing(used::get).reversed());
         for (Path old : archives.subList(Math.min(KEEP, archives.size()), archives.size())) {
             String name = old.getFileName().toString();
-            try (Stream<Path> files = Files.list(cacheDir)) {
-                for (Path f : files.filter(f -> f.getFileName().toString().startsWith(name)).toList()) {
-                    Files.deleteIfExists(f);
+            try {
+                for (Path f : files) {
+                    if (f.getFileName().toString().startsWith(name)) {
+                        Files.deleteIfExists(f);
+                    }
                 }
                 LOG.info("deleted the class-data archive {}, not used lately (the {} used last are kept)", old, KEEP);
-            } catch (IOException | UncheckedIOException e) {
+            } catch (IOException e) {
                 LOG.debug("cannot delete the class-data archive {}: {}", old, e.toString());
             }
         }
