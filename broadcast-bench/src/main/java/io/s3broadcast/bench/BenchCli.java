@@ -1,5 +1,6 @@
 package io.s3broadcast.bench;
 
+import java.util.Arrays;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Model.CommandSpec;
@@ -49,8 +50,25 @@ public final class BenchCli implements Runnable {
         return new CommandLine(new BenchCli());
     }
 
+    /**
+     * The {@code node} command alone, as a node JVM runs it: picocli reflects over every option of every command it
+     * is given, which cost each node JVM 0.15-0.2 CPU-s of its start when it built the whole tree (docs/bench.md,
+     * "Node JVMs").
+     */
+    static CommandLine nodeCommandLine() {
+        return new CommandLine(new NodeCommand()).setCommandName("broadcast-bench " + NodeCommand.NAME);
+    }
+
+    /** Runs the command {@code args} name and returns its exit code. */
+    static int run(String[] args) {
+        if (args.length > 0 && args[0].equals(NodeCommand.NAME)) {
+            return nodeCommandLine().execute(Arrays.copyOfRange(args, 1, args.length));
+        }
+        return commandLine().execute(args);
+    }
+
     public static void main(String[] args) {
-        int code = commandLine().execute(args);
+        int code = run(args);
         // S3Proxy's Jetty and the SDK's event loops are not all daemon threads.
         System.exit(code);
     }

@@ -28,7 +28,7 @@ import picocli.CommandLine.Spec;
 import software.amazon.awssdk.regions.Region;
 
 /** {@code node}: one real node of a cluster broadcast, as run on each machine of a fleet. */
-@Command(name = "node",
+@Command(name = NodeCommand.NAME,
         mixinStandardHelpOptions = true,
         sortOptions = false,
         headerHeading = "%n",
@@ -45,6 +45,9 @@ import software.amazon.awssdk.regions.Region;
         footer = "  java -jar broadcast-bench.jar node --endpoint http://10.0.0.9:9000 --bucket b --key big.bin --out /data \\%n"
                 + "      --registry static:10.0.0.1:7070,10.0.0.2:7070 --listen 10.0.0.1:7070 --expect 2")
 public final class NodeCommand implements Callable<Integer> {
+
+    /** The command's name. */
+    static final String NAME = "node";
 
     private static final Logger LOG = LoggerFactory.getLogger(NodeCommand.class);
 
