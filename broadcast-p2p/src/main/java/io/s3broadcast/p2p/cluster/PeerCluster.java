@@ -37,8 +37,19 @@ import software.amazon.awssdk.services.s3.S3AsyncClient;
  */
 final class PeerCluster implements ClusterStrategy {
 
-    /** Event loop threads per broadcast: peer I/O, CRC checks and the runs' decisions. */
+    /**
+     * Event loop threads per broadcast (peer I/O, CRC checks and the runs' decisions) on a machine of more than
+     * {@value #CORES_FOR_ONE_LOOP} cores; on one of that many or fewer, one.
+     */
     static final int EVENT_LOOP_THREADS = 2;
+
+    /**
+     * Up to this many cores a broadcast has one event loop: every peer connection then lives on the run's own loop, so
+     * nothing a peer sends is handed to another thread. On 2-core nodes a second loop cost CPU and time
+     * (docs/results.md, session 28: 8 nodes, 64 MiB, 5 MB/s links, 2.26-2.40 CPU-s per node and 1.14-1.18 T* with one
+     * loop against 2.33-2.79 and 1.17-1.26 with two).
+     */
+    static final int CORES_FOR_ONE_LOOP = 2;
 
     private final ClusterConfig config;
     private final S3AsyncClient registryClient;
@@ -63,7 +74,8 @@ final class PeerCluster implements ClusterStrategy {
         this.serving = serving;
         this.bans = bans;
         this.peerChannelHandler = peerChannelHandler;
-        this.loops = new NioEventLoopGroup(EVENT_LOOP_THREADS, threads("s3broadcast-peer"));
+        this.loops = new NioEventLoopGroup(eventLoopThreads(Runtime.getRuntime().availableProcessors()),
+                threads("s3broadcast-peer"));
         this.blocking = Executors.newCachedThreadPool(threads("s3broadcast-registry"));
         this.disk = Executors.newFixedThreadPool(2, threads("s3broadcast-piece-write"));
         this.timer = Executors.newSingleThreadScheduledExecutor(threads("s3broadcast-cluster-timer"));
@@ -92,6 +104,11 @@ final class PeerCluster implements ClusterStrategy {
             shutdown();
             throw new BroadcastException("cannot bind the peer server to " + config.listen() + ": " + e, e);
         }
+    }
+
+    /** The event loop threads of a broadcast on a machine of {@code cores} cores. */
+    static int eventLoopThreads(int cores) {
+        return cores <= CORES_FOR_ONE_LOOP ? 1 : EVENT_LOOP_THREADS;
     }
 
     static PeerCluster start(ClusterConfig config, S3AsyncClient registryClient) {
