@@ -52,8 +52,8 @@ public final class BenchCli implements Runnable {
 
     /**
      * The {@code node} command alone, as a node JVM runs it: picocli reflects over every option of every command it
-     * is given, which cost each node JVM 0.15-0.2 CPU-s of its start when it built the whole tree (docs/bench.md,
-     * "Node JVMs").
+     * is given, on a cold JVM. Building the whole tree took 0.16 CPU-s of each node JVM's start, the node command
+     * alone 0.11 (async-profiler; docs/results.md, session 28).
      */
     static CommandLine nodeCommandLine() {
         return new CommandLine(new NodeCommand()).setCommandName("broadcast-bench " + NodeCommand.NAME);
