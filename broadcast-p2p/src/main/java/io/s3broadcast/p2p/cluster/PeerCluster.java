@@ -45,9 +45,9 @@ final class PeerCluster implements ClusterStrategy {
 
     /**
      * Up to this many cores a broadcast has one event loop: every peer connection then lives on the run's own loop, so
-     * nothing a peer sends is handed to another thread. On 2-core nodes a second loop cost CPU and time
-     * (docs/results.md, session 28: 8 nodes, 64 MiB, 5 MB/s links, 2.26-2.40 CPU-s per node and 1.14-1.18 T* with one
-     * loop against 2.33-2.79 and 1.17-1.26 with two).
+     * nothing a peer sends is handed to another thread. On 2-core nodes a second loop cost time (docs/results.md,
+     * session 28: 8 nodes, 64 MiB, 5 MB/s links, slowest node 1.14-1.23 T*, median 1.18, with one loop against
+     * 1.17-1.30, median 1.22, with two; CPU per node lower in two pairs of runs of three, within the machine's drift).
      */
     static final int CORES_FOR_ONE_LOOP = 2;
 
