@@ -23,8 +23,9 @@ import org.slf4j.LoggerFactory;
  * (messages in flight settle), pieces that this node lacks, that no connected peer holds (or nobody vouched for)
  * and that nobody is to fetch (a dead node's unfinished works, gaps between views of the membership) are fetched
  * from S3. The nodes that are not done share them out deterministically ({@link Shares#reassign}, survivors in
- * node id order), so each orphan is read about once; when orphans remain after a round without anyone
- * advertising work, views disagree and this node takes them all. Pieces under a check from S3 are not orphans.
+ * node id order), so each orphan is read about once; when orphans remain {@link #DISAGREE_NANOS} after a round
+ * without anyone advertising work, views disagree and this node takes them all. Pieces under a check from S3 are
+ * not orphans.
  * A member not connected yet holds the rule back until the connect grace ({@link Membership}) has passed: then it
  * counts as gone. (In a bounded overlay it holds the rule only, not the phase-2 gate: {@link #peersOutOfWork}.)
  *
@@ -46,6 +47,14 @@ final class OrphanRule {
     static final long SETTLE_NANOS = TimeUnit.MILLISECONDS.toNanos(300);
     /** In a bounded overlay, how long the orphans must stay the same before they are taken. */
     static final long QUIET_NANOS = TimeUnit.SECONDS.toNanos(3);
+    /**
+     * In a full mesh, how long orphans that a round shared out may stay orphans before this node takes them all:
+     * long enough for the nodes they went to to read them and say so. A node's messages wait behind the piece it is
+     * sending on each connection: at N = 16 on 2.5 MB/s links a {@code GIVE_WORK_RESPONSE} took more than 10 s, and
+     * when this wait was the settle time, four nodes each read the same five orphans again half a second after the
+     * round had given them to a fifth (1.075 S from S3; docs/results.md, session 29).
+     */
+    static final long DISAGREE_NANOS = TimeUnit.SECONDS.toNanos(10);
 
     private final Supplier<String> self;
     private final int pieceCount;
@@ -155,7 +164,7 @@ final class OrphanRule {
             sinceHeld = held.cardinality();
             return;
         }
-        if (now - since < (bounded ? QUIET_NANOS : SETTLE_NANOS)) {
+        if (now - since < (bounded ? QUIET_NANOS : rounds > 0 ? DISAGREE_NANOS : SETTLE_NANOS)) {
             return;
         }
         since = -1;

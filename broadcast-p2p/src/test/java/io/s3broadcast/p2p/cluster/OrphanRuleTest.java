@@ -161,13 +161,19 @@ class OrphanRuleTest {
     }
 
     @Test
-    void whenOrphansRemainAfterARoundWithoutWorkAdvertisedThisNodeTakesThemAll() {
+    void whenOrphansRemainLongAfterARoundWithoutWorkAdvertisedThisNodeTakesThemAll() {
         rule.check();
         time.advance(SETTLE);
         rule.check();
         run.taken.clear();
         rule.check();
         time.advance(SETTLE);
+        rule.check();
+        assertThat(run.taken).as("the others may still be reading theirs and saying so").isEmpty();
+        time.advance(Duration.ofNanos(OrphanRule.DISAGREE_NANOS).minus(SETTLE).minusNanos(1));
+        rule.check();
+        assertThat(run.taken).isEmpty();
+        time.advance(Duration.ofNanos(1));
         rule.check();
         assertThat(run.taken).containsExactly(List.of(new PieceRun(4, 6), new PieceRun(6, 8)));
 
