@@ -4,6 +4,8 @@ import io.netty.buffer.ByteBuf;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.handler.codec.ByteToMessageDecoder;
 import java.util.List;
+import java.util.concurrent.ScheduledFuture;
+import java.util.concurrent.TimeUnit;
 
 /**
  * Cuts the byte stream into frames: reads the 4-byte big-endian length, checks it against the limit before
@@ -15,22 +17,66 @@ import java.util.List;
  *
  * <p>Buffer ownership: each frame passed on is a retained slice of the cumulation buffer, owned by the next
  * handler, which must release it ({@link MessageDecoder} does).
+ *
+ * <p>Reads: once the peer has proved the secret, a read that ends inside a long frame may stop the channel reading
+ * for a while ({@link ReadPacing}: auto-read off, back on when the wait is over), so the next read finds a batch of
+ * the frame's bytes rather than the first few.
  */
 final class FrameDecoder extends ByteToMessageDecoder {
 
     private final int maxFrameLength;
+    private final ReadPacing pacing;
     private boolean failed;
     private boolean authenticated;
+    /** Bytes of the incomplete frame still to come when the last decode ended (0: none). */
+    private long pending;
+    private ScheduledFuture<?> resume;
 
+    /** A decoder whose reads are not paced. */
     FrameDecoder(int maxFrameLength) {
+        this(maxFrameLength, ReadPacing.off());
+    }
+
+    FrameDecoder(int maxFrameLength, ReadPacing pacing) {
         if (maxFrameLength < FrameLimits.TYPE_BYTES) {
             throw new IllegalArgumentException("maxFrameLength must be > 0, was " + maxFrameLength);
         }
         this.maxFrameLength = maxFrameLength;
+        this.pacing = pacing;
+    }
+
+    @Override
+    public void channelRead(ChannelHandlerContext ctx, Object msg) throws Exception {
+        if (msg instanceof ByteBuf bytes) {
+            pacing.received(bytes.readableBytes());
+        }
+        super.channelRead(ctx, msg);
+    }
+
+    @Override
+    public void channelReadComplete(ChannelHandlerContext ctx) throws Exception {
+        super.channelReadComplete(ctx);
+        long wait = pacing.waitNanos(failed ? 0 : pending);
+        if (wait > 0 && resume == null && ctx.channel().isActive() && authenticated(ctx)) {
+            ctx.channel().config().setAutoRead(false);
+            resume = ctx.executor().schedule(() -> {
+                resume = null;
+                ctx.channel().config().setAutoRead(true);
+            }, wait, TimeUnit.NANOSECONDS);
+        }
+    }
+
+    @Override
+    protected void handlerRemoved0(ChannelHandlerContext ctx) {
+        if (resume != null) {
+            resume.cancel(false);
+            resume = null;
+        }
     }
 
     @Override
     protected void decode(ChannelHandlerContext ctx, ByteBuf in, List<Object> out) {
+        pending = 0;
         if (failed) {
             in.skipBytes(in.readableBytes());
             return;
@@ -50,6 +96,7 @@ final class FrameDecoder extends ByteToMessageDecoder {
         }
         int frameBytes = FrameLimits.LENGTH_FIELD_BYTES + (int) length;
         if (in.readableBytes() < frameBytes) {
+            pending = frameBytes - in.readableBytes();
             if (frameBytes - in.readableBytes() > in.writableBytes()) {
                 int capacity = reservation(in, frameBytes, authenticated(ctx));
                 if (capacity > 0) {

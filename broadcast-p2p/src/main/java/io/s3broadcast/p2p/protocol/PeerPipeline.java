@@ -13,7 +13,7 @@ import java.util.function.Supplier;
  * Assembles the protocol handlers of one peer connection, one concern each:
  *
  * <pre>
- *   {@value #FRAME_DECODER}   cuts frames, hard size limit
+ *   {@value #FRAME_DECODER}   cuts frames, hard size limit; paces reads inside a long frame ({@code ReadPacing})
  *   {@value #MESSAGE_DECODER} frame -&gt; {@link PeerMessage}, validates
  *   {@value #MESSAGE_ENCODER} {@link PeerMessage} -&gt; frame (shared, stateless)
  *   {@value #TLS}             TLS, when configured (first)
@@ -134,7 +134,7 @@ public final class PeerPipeline {
         if (tls != null) {
             pipeline.addLast(TLS, tls.newHandler(pipeline.channel(), side));
         }
-        pipeline.addLast(FRAME_DECODER, new FrameDecoder(maxFrameLength()));
+        pipeline.addLast(FRAME_DECODER, new FrameDecoder(maxFrameLength(), ReadPacing.on(System::nanoTime)));
         pipeline.addLast(MESSAGE_DECODER, new MessageDecoder(layout()));
         pipeline.addLast(MESSAGE_ENCODER, MessageEncoder.INSTANCE);
         pipeline.addLast(HANDSHAKE, new HandshakeHandler(newHandshake(), side, authenticator, layout, maxFrameLength,

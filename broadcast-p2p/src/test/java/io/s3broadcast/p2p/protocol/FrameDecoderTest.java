@@ -9,6 +9,8 @@ import io.netty.buffer.Unpooled;
 import io.netty.channel.ChannelInboundHandlerAdapter;
 import io.netty.channel.embedded.EmbeddedChannel;
 import java.util.Random;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
 import org.junit.jupiter.api.Test;
 
 class FrameDecoderTest {
@@ -78,5 +80,58 @@ class FrameDecoderTest {
             assertThat((Object) ch.readInbound()).isNull();
             ch.finishAndReleaseAll();
         }
+    }
+
+    @Test
+    void anAuthenticatedChannelInsideALongFrameStopsReadingUntilABatchShouldBeIn() {
+        AtomicLong clock = new AtomicLong(1L << 40);
+        EmbeddedChannel ch = new EmbeddedChannel();
+        ch.freezeTime();
+        ch.pipeline().addLast(new FrameDecoder(MAX_FRAME, ReadPacing.on(clock::get)));
+        ByteBuf wire = Unpooled.buffer();
+        wire.writeInt(300_000).writeZero(300_000);
+
+        ch.writeInbound(wire.readRetainedSlice(10_000));
+        assertThat(ch.config().isAutoRead()).as("no rate known yet").isTrue();
+        clock.addAndGet(TimeUnit.MILLISECONDS.toNanos(50));
+        ch.writeInbound(wire.readRetainedSlice(10_000));
+        // 200 kB/s: a batch takes longer than the longest wait.
+        assertThat(ch.config().isAutoRead()).isFalse();
+
+        ch.advanceTimeBy(ReadPacing.MAX_WAIT_NANOS - 1, TimeUnit.NANOSECONDS);
+        ch.runScheduledPendingTasks();
+        assertThat(ch.config().isAutoRead()).isFalse();
+        ch.advanceTimeBy(1, TimeUnit.NANOSECONDS);
+        ch.runScheduledPendingTasks();
+        assertThat(ch.config().isAutoRead()).as("reads again after the wait").isTrue();
+
+        clock.addAndGet(ReadPacing.MAX_WAIT_NANOS);
+        ch.writeInbound(wire.readRetainedSlice(wire.readableBytes()));
+        ByteBuf frame = ch.readInbound();
+        try {
+            assertThat(frame.readableBytes()).isEqualTo(300_000);
+        } finally {
+            frame.release();
+        }
+        assertThat(ch.config().isAutoRead()).as("no frame pending").isTrue();
+        wire.release();
+        ch.finishAndReleaseAll();
+    }
+
+    @Test
+    void aStrangersReadsAreNeverPaced() {
+        AtomicLong clock = new AtomicLong(1L << 40);
+        EmbeddedChannel ch = new EmbeddedChannel();
+        ch.pipeline().addLast(new FrameDecoder(MAX_FRAME, ReadPacing.on(clock::get)));
+        ch.pipeline().addLast(PeerPipeline.HANDSHAKE, new ChannelInboundHandlerAdapter());
+        ByteBuf wire = Unpooled.buffer();
+        wire.writeInt(300_000).writeZero(30_000);
+        for (int i = 0; i < 3; i++) {
+            clock.addAndGet(TimeUnit.MILLISECONDS.toNanos(50));
+            ch.writeInbound(wire.readRetainedSlice(10_000));
+            assertThat(ch.config().isAutoRead()).isTrue();
+        }
+        wire.release();
+        ch.finishAndReleaseAll();
     }
 }

@@ -1,0 +1,88 @@
+package io.s3broadcast.p2p.protocol;
+
+import java.util.concurrent.TimeUnit;
+import java.util.function.LongSupplier;
+
+/**
+ * When to read a connection again while a long frame is still arriving: not as soon as a few bytes are in, but
+ * once a batch of them should be, at the rate the connection has been delivering. One instance per connection.
+ *
+ * <p>A socket is readable from its first byte, so on a slow link each read woke the node's event loop for a few
+ * kilobytes: at N = 16 on 2.5 MB/s links, a node's reads were 4 KB at the median, and each one ran the whole read
+ * path of the pipeline (docs/results.md, session 29). While the rest of a frame is still to come nothing else can
+ * arrive on the connection (TCP keeps the order), so waiting for more of it delays no other message.
+ *
+ * <ul>
+ * <li><b>Batch.</b> The wait is the time {@link #BATCH_BYTES}, or the rest of the frame if less, takes at the
+ *     connection's rate: the frame's last bytes are read about when they arrive.
+ * <li><b>Bounds.</b> No wait below {@link #MIN_WAIT_NANOS} (a fast link's reads are large anyway), none above
+ *     {@link #MAX_WAIT_NANOS}. The batch stays well under a fresh socket's receive window (about 64 KiB of the
+ *     kernel's default 128 KiB buffer), so the peer does not stall while the bytes wait to be read.
+ * <li><b>Rate.</b> What arrived between the ends of two reads over the time between them, smoothed
+ *     ({@link #SMOOTHING}); no wait until a first rate is known.
+ * </ul>
+ */
+final class ReadPacing {
+
+    /** Bytes a paced read should find waiting: 64 KiB. */
+    static final int BATCH_BYTES = 64 << 10;
+    /** Shortest wait worth making: 2 ms. */
+    static final long MIN_WAIT_NANOS = TimeUnit.MILLISECONDS.toNanos(2);
+    /** Longest wait: 200 ms. */
+    static final long MAX_WAIT_NANOS = TimeUnit.MILLISECONDS.toNanos(200);
+    /** Weight of the latest rate sample. */
+    static final double SMOOTHING = 0.5;
+
+    private static final ReadPacing OFF = new ReadPacing(null);
+
+    private final LongSupplier clock;
+    private long received;
+    private long lastReadEnd;
+    private double bytesPerNano;
+
+    private ReadPacing(LongSupplier clock) {
+        this.clock = clock;
+    }
+
+    /** Pacing on {@code clock} (nanoseconds). */
+    static ReadPacing on(LongSupplier clock) {
+        return new ReadPacing(java.util.Objects.requireNonNull(clock, "clock"));
+    }
+
+    /** No pacing: every read as soon as bytes arrive. */
+    static ReadPacing off() {
+        return OFF;
+    }
+
+    /** {@code bytes} came in from the connection. */
+    void received(int bytes) {
+        received += bytes;
+    }
+
+    /**
+     * A read has ended with {@code pendingFrameBytes} of an incomplete frame still to come (0: none): how long to
+     * wait before reading again, in nanoseconds (0: read as bytes arrive).
+     */
+    long waitNanos(long pendingFrameBytes) {
+        if (clock == null) {
+            return 0;
+        }
+        long now = clock.getAsLong();
+        if (lastReadEnd != 0 && now > lastReadEnd) {
+            double sample = (double) received / (now - lastReadEnd);
+            bytesPerNano = bytesPerNano == 0 ? sample : SMOOTHING * sample + (1 - SMOOTHING) * bytesPerNano;
+        }
+        lastReadEnd = now;
+        received = 0;
+        if (pendingFrameBytes <= 0 || bytesPerNano <= 0) {
+            return 0;
+        }
+        long wait = (long) (Math.min(pendingFrameBytes, BATCH_BYTES) / bytesPerNano);
+        return wait < MIN_WAIT_NANOS ? 0 : Math.min(wait, MAX_WAIT_NANOS);
+    }
+
+    /** The connection's smoothed rate in bytes per second (0: not known yet). */
+    double bytesPerSecond() {
+        return bytesPerNano * 1e9;
+    }
+}
