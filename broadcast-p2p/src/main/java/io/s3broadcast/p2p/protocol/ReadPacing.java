@@ -1,5 +1,6 @@
 package io.s3broadcast.p2p.protocol;
 
+import java.util.Objects;
 import java.util.concurrent.TimeUnit;
 import java.util.function.LongSupplier;
 
@@ -16,8 +17,9 @@ import java.util.function.LongSupplier;
  * <li><b>Batch.</b> The wait is the time {@link #BATCH_BYTES}, or the rest of the frame if less, takes at the
  *     connection's rate: the frame's last bytes are read about when they arrive.
  * <li><b>Bounds.</b> No wait below {@link #MIN_WAIT_NANOS} (a fast link's reads are large anyway), none above
- *     {@link #MAX_WAIT_NANOS}. The batch stays well under a fresh socket's receive window (about 64 KiB of the
- *     kernel's default 128 KiB buffer), so the peer does not stall while the bytes wait to be read.
+ *     {@link #MAX_WAIT_NANOS}. The batch is about what a fresh socket's receive window holds (half of Linux's
+ *     default 128 KiB buffer): a rate estimated too low can make the peer's sending stop until the read, for at
+ *     most the longest wait. A batch of 32 KiB for at most 100 ms measured no better (docs/results.md, session 29).
  * <li><b>Rate.</b> What arrived between the ends of two reads over the time between them, smoothed
  *     ({@link #SMOOTHING}); no wait until a first rate is known.
  * </ul>
@@ -37,6 +39,7 @@ final class ReadPacing {
 
     private final LongSupplier clock;
     private long received;
+    private boolean readBefore;
     private long lastReadEnd;
     private double bytesPerNano;
 
@@ -46,7 +49,7 @@ final class ReadPacing {
 
     /** Pacing on {@code clock} (nanoseconds). */
     static ReadPacing on(LongSupplier clock) {
-        return new ReadPacing(java.util.Objects.requireNonNull(clock, "clock"));
+        return new ReadPacing(Objects.requireNonNull(clock, "clock"));
     }
 
     /** No pacing: every read as soon as bytes arrive. */
@@ -68,10 +71,11 @@ final class ReadPacing {
             return 0;
         }
         long now = clock.getAsLong();
-        if (lastReadEnd != 0 && now > lastReadEnd) {
+        if (readBefore && now > lastReadEnd) {
             double sample = (double) received / (now - lastReadEnd);
             bytesPerNano = bytesPerNano == 0 ? sample : SMOOTHING * sample + (1 - SMOOTHING) * bytesPerNano;
         }
+        readBefore = true;
         lastReadEnd = now;
         received = 0;
         if (pendingFrameBytes <= 0 || bytesPerNano <= 0) {
@@ -79,10 +83,5 @@ final class ReadPacing {
         }
         long wait = (long) (Math.min(pendingFrameBytes, BATCH_BYTES) / bytesPerNano);
         return wait < MIN_WAIT_NANOS ? 0 : Math.min(wait, MAX_WAIT_NANOS);
-    }
-
-    /** The connection's smoothed rate in bytes per second (0: not known yet). */
-    double bytesPerSecond() {
-        return bytesPerNano * 1e9;
     }
 }
