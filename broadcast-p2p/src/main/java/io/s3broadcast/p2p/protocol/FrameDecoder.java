@@ -56,7 +56,7 @@ final class FrameDecoder extends ByteToMessageDecoder {
     @Override
     public void channelReadComplete(ChannelHandlerContext ctx) throws Exception {
         super.channelReadComplete(ctx);
-        long wait = pacing.waitNanos(failed ? 0 : pending);
+        long wait = pacing.waitNanos(pending);
         if (wait > 0 && resume == null && ctx.channel().isActive() && authenticated(ctx)) {
             ctx.channel().config().setAutoRead(false);
             resume = ctx.executor().schedule(() -> {
@@ -97,7 +97,7 @@ final class FrameDecoder extends ByteToMessageDecoder {
         int frameBytes = FrameLimits.LENGTH_FIELD_BYTES + (int) length;
         if (in.readableBytes() < frameBytes) {
             pending = frameBytes - in.readableBytes();
-            if (frameBytes - in.readableBytes() > in.writableBytes()) {
+            if (pending > in.writableBytes()) {
                 int capacity = reservation(in, frameBytes, authenticated(ctx));
                 if (capacity > 0) {
                     in.capacity(capacity);
