@@ -21,7 +21,11 @@ import java.util.function.LongSupplier;
  *     default 128 KiB buffer): a rate estimated too low can make the peer's sending stop until the read, for at
  *     most the longest wait. A batch of 32 KiB for at most 100 ms measured no better (docs/results.md, session 29).
  * <li><b>Rate.</b> What arrived between the ends of two reads over the time between them, smoothed
- *     ({@link #SMOOTHING}); no wait until a first rate is known.
+ *     ({@link #SMOOTHING}), when the first of the two ended inside a frame: the rest of that frame was on its way
+ *     all along. A read that ends between frames starts no sample, since the peer may then have had nothing to
+ *     send for a while: counted in, a pause between frames (at the start of a run, or while the next request
+ *     travels) made the link look slow, and the next frame's reads waited up to the longest wait each. No wait
+ *     until a first rate is known.
  * </ul>
  */
 final class ReadPacing {
@@ -39,7 +43,8 @@ final class ReadPacing {
 
     private final LongSupplier clock;
     private long received;
-    private boolean readBefore;
+    /** Whether the last read ended inside a frame: the time from its end to the next read's is a rate sample. */
+    private boolean insideFrame;
     private long lastReadEnd;
     private double bytesPerNano;
 
@@ -71,11 +76,11 @@ final class ReadPacing {
             return 0;
         }
         long now = clock.getAsLong();
-        if (readBefore && now > lastReadEnd) {
+        if (insideFrame && now > lastReadEnd) {
             double sample = (double) received / (now - lastReadEnd);
             bytesPerNano = bytesPerNano == 0 ? sample : SMOOTHING * sample + (1 - SMOOTHING) * bytesPerNano;
         }
-        readBefore = true;
+        insideFrame = pendingFrameBytes > 0;
         lastReadEnd = now;
         received = 0;
         if (pendingFrameBytes <= 0 || bytesPerNano <= 0) {

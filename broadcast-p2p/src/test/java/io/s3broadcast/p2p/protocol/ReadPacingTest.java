@@ -45,8 +45,19 @@ class ReadPacingTest {
     void noWaitBetweenFramesOrOnAFastLink() {
         read(4_000, 0, 200_000);
         assertThat(read(50_000, 50, 0)).as("no frame pending").isZero();
+        read(4_000, 0, 200_000);
         // 100 MB/s: 64 KiB in 0.66 ms, below the shortest wait.
         assertThat(read(5_000_000, 50, 200_000)).as("fast link").isZero();
+    }
+
+    @Test
+    void aPauseBetweenFramesIsNotTakenForASlowLink() {
+        read(4_000, 0, 200_000);
+        // The frame ends at 1 MB/s (50,000 bytes in 50 ms).
+        assertThat(read(50_000, 50, 0)).isZero();
+        // The next frame starts 2 s later: the peer had nothing to send meanwhile, so 4,000 bytes over 2 s is no
+        // sample, and the wait is 64 KiB at the 1 MB/s the last frame came at (65.5 ms), not the longest wait.
+        assertThat(read(4_000, 2_000, 200_000)).isEqualTo((long) (ReadPacing.BATCH_BYTES / 1e-3));
     }
 
     @Test
