@@ -37,7 +37,33 @@ final class FleetTables {
         out.printf(Locale.ROOT, "  slowest %s s = %s T*, mean %s s; S3 bytes / S %.2f; fleet CPU %.1f s (%.0f%% of the"
                         + " cores%s)%n", num(trial.slowest()), num(tStar.ratio(trial.slowest())), num(trial.mean()),
                 trial.s3Reads(), trial.cpuSeconds(), 100 * trial.cpuUtilisation(), saturation(trial));
+        printLinkUse(out, trial);
         printAfterLastPiece(out, trial);
+    }
+
+    /** Seconds of link use printed one by one; the rest as their mean. */
+    static final int LINK_USE_SECONDS = 6;
+
+    /**
+     * "  download links used, by second from the start: 3% 57% 78% 92% 97% 99%, then 97% on average to the slowest
+     * node's end", where known (netns).
+     */
+    static void printLinkUse(PrintWriter out, FleetTrial trial) {
+        List<Double> use = trial.linkUse();
+        if (use == null || use.isEmpty()) {
+            return;
+        }
+        int head = Math.min(LINK_USE_SECONDS, use.size());
+        StringBuilder line = new StringBuilder("  download links used (all nodes, of their capacity), by second from the"
+                + " start:");
+        for (double u : use.subList(0, head)) {
+            line.append(String.format(Locale.ROOT, " %.0f%%", 100 * u));
+        }
+        if (use.size() > head) {
+            double rest = use.subList(head, use.size()).stream().mapToDouble(d -> d).average().orElseThrow();
+            line.append(String.format(Locale.ROOT, ", then %.0f%% on average to the slowest node's end", 100 * rest));
+        }
+        out.println(line);
     }
 
     /** "; saturated 6.1 s of the slowest node's 18.6 s", or "" where it is not known. */

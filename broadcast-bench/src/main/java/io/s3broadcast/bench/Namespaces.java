@@ -183,6 +183,14 @@ final class Namespaces implements AutoCloseable {
         return PREFIX + pid + "n" + node;
     }
 
+    /**
+     * The counter of the bytes node {@code node} downloaded: what the host end of its veth sent (Ethernet frames,
+     * so payload times about {@link #WIRE_OVERHEAD}).
+     */
+    Path downloadCounter(int node) {
+        return Path.of("/sys/class/net", hostVeth(node), "statistics", "tx_bytes");
+    }
+
     private String hostVeth(int node) {
         return PREFIX + pid + "h" + node;
     }

@@ -133,6 +133,7 @@ final class NetnsFleet implements FleetCommand.FleetLevel {
         Path trialDir = Files.createDirectories(dir.resolve(contender + "-" + trial));
         List<FleetNode> nodes;
         CpuSaturation machineCpu = new CpuSaturation().start();
+        LinkUse links = linkUse().start();
         t0Millis = System.currentTimeMillis();
         try {
             nodes = switch (contender) {
@@ -143,6 +144,7 @@ final class NetnsFleet implements FleetCommand.FleetLevel {
             };
         } finally {
             machineCpu.stop();
+            links.stop();
             copyLogs(trialDir);
             FleetFiles.deleteTree(trialDir);
         }
@@ -155,8 +157,23 @@ final class NetnsFleet implements FleetCommand.FleetLevel {
             cpu += n.cpuSeconds() != null ? n.cpuSeconds() : 0;
         }
         FleetTrial t = FleetTrial.of(trial, counted, spec.size(), cpu, Runtime.getRuntime().availableProcessors(), startUp)
-                .withCpuSaturation(machineCpu, t0Millis);
+                .withCpuSaturation(machineCpu, t0Millis).withLinkUse(links, t0Millis);
         return churn.any() ? t.withChurn(ThroughputSampler.aggregate(samples, t0Millis), clock) : t;
+    }
+
+    /**
+     * The trial's reader of the nodes' download counters; its capacity is the links' shaped rates in wire bytes, none
+     * (no figures) where a link is not shaped.
+     */
+    private LinkUse linkUse() {
+        List<Path> counters = new ArrayList<>();
+        double capacity = 0;
+        for (int i = 0; i < spec.nodes(); i++) {
+            counters.add(namespaces.downloadCounter(i));
+            long down = spec.links().get(i).down();
+            capacity = down <= 0 || capacity < 0 ? -1 : capacity + down * Namespaces.WIRE_OVERHEAD;
+        }
+        return new LinkUse(counters, capacity);
     }
 
     /** The trial's start signal was given at {@code epochMillis} (by a contender that gives its own). */

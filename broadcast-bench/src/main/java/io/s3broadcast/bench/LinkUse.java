@@ -1,0 +1,162 @@
+package io.s3broadcast.bench;
+
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Clock;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.ScheduledFuture;
+import java.util.concurrent.TimeUnit;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * How full the fleet's download links were, second by second, during a netns trial. The slowest node's time says
+ * how much a contender lost against T*, not when: on the 8-node, 64 MiB, 5 MB/s fleet our nodes' links were 2-6%
+ * full in the first second and 50-80% in the next three, the swarm's 75-82% and then 92-96% (docs/results.md,
+ * session 30). So this reads what the host end of each node's veth sent (its {@code tx_bytes}: what the node
+ * downloaded, from S3 and peers, headers included) every {@link #INTERVAL} between {@link #start()} and {@link
+ * #stop()}, and tells, for each second of a window, the bytes all nodes downloaded as a share of what their links
+ * carry at their shaped rate ({@code capacity}, wire bytes per second). Where a counter cannot be read it tells
+ * nothing (null) and never fails the run.
+ */
+final class LinkUse {
+
+    private static final Logger LOG = LoggerFactory.getLogger(LinkUse.class);
+
+    /** Time between readings. */
+    static final Duration INTERVAL = Duration.ofMillis(250);
+
+    /** Reads one counter file. */
+    interface CounterReader {
+        long read(Path counter) throws IOException;
+    }
+
+    /** The counters' sum at {@code millis} (the clock's epoch milliseconds). */
+    record Reading(long millis, long bytes) {
+    }
+
+    private final List<Path> counters;
+    private final double capacity;
+    private final CounterReader reader;
+    private final ScheduledExecutorService scheduler;
+    private final boolean ownScheduler;
+    private final Clock clock;
+    private final List<Reading> readings = new ArrayList<>();
+    private boolean unreadable;
+    private boolean stopped;
+    private ScheduledFuture<?> task;
+
+    /** {@code counters} read as files on a daemon thread of its own, on the system clock. */
+    LinkUse(List<Path> counters, double capacity) {
+        this(counters, capacity, c -> Long.parseLong(Files.readString(c).trim()),
+                Executors.newSingleThreadScheduledExecutor(r -> {
+                    Thread t = new Thread(r, "link-use");
+                    t.setDaemon(true);
+                    return t;
+                }), true, Clock.systemUTC());
+    }
+
+    /**
+     * @param counters the byte counters to add up (one per node)
+     * @param capacity what the links carry together, bytes per second as the counters count them
+     * @param scheduler runs the readings (not shut down here)
+     */
+    LinkUse(List<Path> counters, double capacity, CounterReader reader, ScheduledExecutorService scheduler,
+            Clock clock) {
+        this(counters, capacity, reader, scheduler, false, clock);
+    }
+
+    private LinkUse(List<Path> counters, double capacity, CounterReader reader, ScheduledExecutorService scheduler,
+            boolean ownScheduler, Clock clock) {
+        this.counters = List.copyOf(counters);
+        this.capacity = capacity;
+        this.reader = reader;
+        this.scheduler = scheduler;
+        this.ownScheduler = ownScheduler;
+        this.clock = clock;
+    }
+
+    /** Takes the first reading and one every {@link #INTERVAL} from now on. */
+    synchronized LinkUse start() {
+        read();
+        if (!unreadable) {
+            task = scheduler.scheduleAtFixedRate(this::read, INTERVAL.toMillis(), INTERVAL.toMillis(),
+                    TimeUnit.MILLISECONDS);
+        }
+        return this;
+    }
+
+    /** Takes the last reading and stops. */
+    void stop() {
+        synchronized (this) {
+            read();
+            stopped = true;
+            if (task != null) {
+                task.cancel(false);
+            }
+        }
+        if (ownScheduler) {
+            scheduler.shutdownNow();
+        }
+    }
+
+    private synchronized void read() {
+        if (unreadable || stopped) {
+            return;
+        }
+        long now = clock.millis();
+        long sum = 0;
+        try {
+            for (Path c : counters) {
+                sum += reader.read(c);
+            }
+        } catch (IOException | RuntimeException e) {
+            // A node's veth gone, or no such files (not Linux): no figure rather than part of one.
+            LOG.debug("cannot read the links' counters: {}", e.toString());
+            unreadable = true;
+            return;
+        }
+        if (readings.isEmpty() || now > readings.get(readings.size() - 1).millis()) {
+            readings.add(new Reading(now, sum));
+        }
+    }
+
+    /**
+     * For each second from {@code fromMillis} that starts before {@code toMillis}, the bytes downloaded in it as a share
+     * of the capacity (between two readings the bytes are taken to come evenly), rounded to 0.01; a second the readings
+     * do not cover to its end ends the list. Null where a counter could not be read or the capacity is not known.
+     */
+    synchronized List<Double> perSecond(long fromMillis, long toMillis) {
+        if (unreadable || capacity <= 0 || readings.size() < 2) {
+            return null;
+        }
+        long last = readings.get(readings.size() - 1).millis();
+        List<Double> shares = new ArrayList<>();
+        for (long s = fromMillis; s < toMillis && s + 1000 <= last; s += 1000) {
+            double bytes = bytesAt(s + 1000) - bytesAt(s);
+            shares.add(SingleCommand.round(bytes / capacity, 2));
+        }
+        return shares;
+    }
+
+    /** The counters' sum at {@code millis}, interpolated between the readings around it (the first before them). */
+    private double bytesAt(long millis) {
+        Reading before = readings.get(0);
+        if (millis <= before.millis()) {
+            return before.bytes();
+        }
+        for (Reading r : readings) {
+            if (r.millis() >= millis) {
+                return before.bytes() + (double) (r.bytes() - before.bytes()) * (millis - before.millis())
+                        / (r.millis() - before.millis());
+            }
+            before = r;
+        }
+        return before.bytes();
+    }
+}
