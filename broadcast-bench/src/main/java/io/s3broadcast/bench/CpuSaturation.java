@@ -7,10 +7,7 @@ import java.time.Clock;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
-import java.util.concurrent.ScheduledFuture;
-import java.util.concurrent.TimeUnit;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -88,23 +85,17 @@ final class CpuSaturation {
     }
 
     private final StatReader reader;
-    private final ScheduledExecutorService scheduler;
-    private final boolean ownScheduler;
+    private final PeriodicReadings readings;
     private final Clock clock;
     private final List<Sample> samples = new ArrayList<>();
     private Ticks last;
     private long lastMillis;
     private boolean unreadable;
     private boolean stopped;
-    private ScheduledFuture<?> task;
 
     /** This machine's {@code /proc/stat}, read on a daemon thread of its own, on the system clock. */
     CpuSaturation() {
-        this(CpuSaturation::firstLine, Executors.newSingleThreadScheduledExecutor(r -> {
-            Thread t = new Thread(r, "cpu-saturation");
-            t.setDaemon(true);
-            return t;
-        }), true, Clock.systemUTC());
+        this(CpuSaturation::firstLine, PeriodicReadings.ownThread("cpu-saturation"), Clock.systemUTC());
     }
 
     /**
@@ -113,13 +104,12 @@ final class CpuSaturation {
      * @param clock the time of each reading
      */
     CpuSaturation(StatReader reader, ScheduledExecutorService scheduler, Clock clock) {
-        this(reader, scheduler, false, clock);
+        this(reader, PeriodicReadings.on(scheduler), clock);
     }
 
-    private CpuSaturation(StatReader reader, ScheduledExecutorService scheduler, boolean ownScheduler, Clock clock) {
+    private CpuSaturation(StatReader reader, PeriodicReadings readings, Clock clock) {
         this.reader = reader;
-        this.scheduler = scheduler;
-        this.ownScheduler = ownScheduler;
+        this.readings = readings;
         this.clock = clock;
     }
 
@@ -127,8 +117,7 @@ final class CpuSaturation {
     synchronized CpuSaturation start() {
         read();
         if (!unreadable) {
-            task = scheduler.scheduleAtFixedRate(this::read, INTERVAL.toMillis(), INTERVAL.toMillis(),
-                    TimeUnit.MILLISECONDS);
+            readings.every(INTERVAL, this::read);
         }
         return this;
     }
@@ -138,13 +127,8 @@ final class CpuSaturation {
         synchronized (this) {
             read();
             stopped = true;
-            if (task != null) {
-                task.cancel(false);
-            }
         }
-        if (ownScheduler) {
-            scheduler.shutdownNow();
-        }
+        readings.stop();
     }
 
     private synchronized void read() {

@@ -7,10 +7,7 @@ import java.time.Clock;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
-import java.util.concurrent.ScheduledFuture;
-import java.util.concurrent.TimeUnit;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -43,22 +40,16 @@ final class LinkUse {
     private final List<Path> counters;
     private final double capacity;
     private final CounterReader reader;
-    private final ScheduledExecutorService scheduler;
-    private final boolean ownScheduler;
+    private final PeriodicReadings periodic;
     private final Clock clock;
     private final List<Reading> readings = new ArrayList<>();
     private boolean unreadable;
     private boolean stopped;
-    private ScheduledFuture<?> task;
 
     /** {@code counters} read as files on a daemon thread of its own, on the system clock. */
     LinkUse(List<Path> counters, double capacity) {
-        this(counters, capacity, c -> Long.parseLong(Files.readString(c).trim()),
-                Executors.newSingleThreadScheduledExecutor(r -> {
-                    Thread t = new Thread(r, "link-use");
-                    t.setDaemon(true);
-                    return t;
-                }), true, Clock.systemUTC());
+        this(counters, capacity, c -> Long.parseLong(Files.readString(c).trim()), PeriodicReadings.ownThread("link-use"),
+                Clock.systemUTC());
     }
 
     /**
@@ -68,16 +59,15 @@ final class LinkUse {
      */
     LinkUse(List<Path> counters, double capacity, CounterReader reader, ScheduledExecutorService scheduler,
             Clock clock) {
-        this(counters, capacity, reader, scheduler, false, clock);
+        this(counters, capacity, reader, PeriodicReadings.on(scheduler), clock);
     }
 
-    private LinkUse(List<Path> counters, double capacity, CounterReader reader, ScheduledExecutorService scheduler,
-            boolean ownScheduler, Clock clock) {
+    private LinkUse(List<Path> counters, double capacity, CounterReader reader, PeriodicReadings periodic,
+            Clock clock) {
         this.counters = List.copyOf(counters);
         this.capacity = capacity;
         this.reader = reader;
-        this.scheduler = scheduler;
-        this.ownScheduler = ownScheduler;
+        this.periodic = periodic;
         this.clock = clock;
     }
 
@@ -85,8 +75,7 @@ final class LinkUse {
     synchronized LinkUse start() {
         read();
         if (!unreadable) {
-            task = scheduler.scheduleAtFixedRate(this::read, INTERVAL.toMillis(), INTERVAL.toMillis(),
-                    TimeUnit.MILLISECONDS);
+            periodic.every(INTERVAL, this::read);
         }
         return this;
     }
@@ -96,13 +85,8 @@ final class LinkUse {
         synchronized (this) {
             read();
             stopped = true;
-            if (task != null) {
-                task.cancel(false);
-            }
         }
-        if (ownScheduler) {
-            scheduler.shutdownNow();
-        }
+        periodic.stop();
     }
 
     private synchronized void read() {
