@@ -91,7 +91,6 @@ final class CpuSaturation {
     private Ticks last;
     private long lastMillis;
     private boolean unreadable;
-    private boolean stopped;
 
     /** This machine's {@code /proc/stat}, read on a daemon thread of its own, on the system clock. */
     CpuSaturation() {
@@ -114,26 +113,20 @@ final class CpuSaturation {
     }
 
     /** Takes the first reading and one every {@link #INTERVAL} from now on. */
-    synchronized CpuSaturation start() {
-        read();
-        if (!unreadable) {
-            readings.every(INTERVAL, this::read);
-        }
+    CpuSaturation start() {
+        readings.start(INTERVAL, this::read);
         return this;
     }
 
     /** Takes the last reading (so the interval since the one before counts) and stops. */
     void stop() {
-        synchronized (this) {
-            read();
-            stopped = true;
-        }
         readings.stop();
     }
 
-    private synchronized void read() {
-        if (unreadable || stopped) {
-            return;
+    /** One reading; false when the counters cannot be read (now or before). */
+    private synchronized boolean read() {
+        if (unreadable) {
+            return false;
         }
         long now = clock.millis();
         Ticks ticks;
@@ -146,7 +139,7 @@ final class CpuSaturation {
         if (ticks == null) {
             // A machine without /proc/stat, or one that stopped answering: no figure rather than part of one.
             unreadable = true;
-            return;
+            return false;
         }
         if (last != null) {
             long total = ticks.total() - last.total();
@@ -159,6 +152,7 @@ final class CpuSaturation {
         }
         last = ticks;
         lastMillis = now;
+        return true;
     }
 
     /** The intervals read so far, in time order; empty where {@code /proc/stat} could not be read. */

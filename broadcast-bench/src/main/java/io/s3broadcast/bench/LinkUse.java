@@ -44,7 +44,6 @@ final class LinkUse {
     private final Clock clock;
     private final List<Reading> readings = new ArrayList<>();
     private boolean unreadable;
-    private boolean stopped;
 
     /** {@code counters} read as files on a daemon thread of its own, on the system clock. */
     LinkUse(List<Path> counters, double capacity) {
@@ -72,26 +71,20 @@ final class LinkUse {
     }
 
     /** Takes the first reading and one every {@link #INTERVAL} from now on. */
-    synchronized LinkUse start() {
-        read();
-        if (!unreadable) {
-            periodic.every(INTERVAL, this::read);
-        }
+    LinkUse start() {
+        periodic.start(INTERVAL, this::read);
         return this;
     }
 
     /** Takes the last reading and stops. */
     void stop() {
-        synchronized (this) {
-            read();
-            stopped = true;
-        }
         periodic.stop();
     }
 
-    private synchronized void read() {
-        if (unreadable || stopped) {
-            return;
+    /** One reading; false when the counters cannot be read (now or before). */
+    private synchronized boolean read() {
+        if (unreadable) {
+            return false;
         }
         long now = clock.millis();
         long sum = 0;
@@ -103,11 +96,12 @@ final class LinkUse {
             // A node's veth gone, or no such files (not Linux): no figure rather than part of one.
             LOG.debug("cannot read the links' counters: {}", e.toString());
             unreadable = true;
-            return;
+            return false;
         }
         if (readings.isEmpty() || now > readings.get(readings.size() - 1).millis()) {
             readings.add(new Reading(now, sum));
         }
+        return true;
     }
 
     /**

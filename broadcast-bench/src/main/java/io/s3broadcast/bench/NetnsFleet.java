@@ -167,12 +167,12 @@ final class NetnsFleet implements FleetCommand.FleetLevel {
      */
     private LinkUse linkUse() {
         List<Path> counters = new ArrayList<>();
-        double capacity = 0;
         for (int i = 0; i < spec.nodes(); i++) {
             counters.add(namespaces.downloadCounter(i));
-            long down = spec.links().get(i).down();
-            capacity = down <= 0 || capacity < 0 ? -1 : capacity + down * Namespaces.WIRE_OVERHEAD;
         }
+        boolean shaped = spec.links().stream().allMatch(l -> l.down() > 0);
+        double capacity = shaped
+                ? spec.links().stream().mapToLong(FleetLink::down).sum() * Namespaces.WIRE_OVERHEAD : 0;
         return new LinkUse(counters, capacity);
     }
 

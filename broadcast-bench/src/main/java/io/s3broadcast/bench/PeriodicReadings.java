@@ -5,17 +5,21 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
+import java.util.function.BooleanSupplier;
 
 /**
- * The timer of a sampler that reads some counters at a fixed interval during a fleet trial ({@link CpuSaturation},
- * {@link LinkUse}): on a daemon thread of its own, shut down with it, or on a scheduler it is given (a test's fake
+ * The readings of a sampler that reads some counters at a fixed interval during a fleet trial ({@link CpuSaturation},
+ * {@link LinkUse}): one at {@link #start}, one every interval while the reading succeeds, a last one at {@link
+ * #stop}, none after. On a daemon thread of its own, shut down with it, or on a scheduler it is given (a test's fake
  * time), left running.
  */
 final class PeriodicReadings {
 
     private final ScheduledExecutorService scheduler;
     private final boolean ownScheduler;
+    private BooleanSupplier read;
     private ScheduledFuture<?> task;
+    private boolean stopped;
 
     /** On a daemon thread of its own named {@code threadName}. */
     static PeriodicReadings ownThread(String threadName) {
@@ -36,14 +40,34 @@ final class PeriodicReadings {
         this.ownScheduler = ownScheduler;
     }
 
-    /** Runs {@code read} every {@code interval}, the first time one interval from now. */
-    synchronized void every(Duration interval, Runnable read) {
-        task = scheduler.scheduleAtFixedRate(read, interval.toMillis(), interval.toMillis(), TimeUnit.MILLISECONDS);
+    /**
+     * Takes a reading now and one every {@code interval} from now on; {@code read} returns false when it could not
+     * read, and is then not asked again.
+     */
+    synchronized void start(Duration interval, BooleanSupplier read) {
+        this.read = read;
+        if (read.getAsBoolean()) {
+            task = scheduler.scheduleAtFixedRate(this::next, interval.toMillis(), interval.toMillis(),
+                    TimeUnit.MILLISECONDS);
+        }
     }
 
-    /** No more readings; the thread ends if it is this one's own. */
+    private synchronized void next() {
+        if (!stopped && !read.getAsBoolean()) {
+            task.cancel(false);
+        }
+    }
+
+    /**
+     * Takes the last reading (so the interval since the one before counts) and stops; the thread ends if it is this
+     * one's own.
+     */
     void stop() {
         synchronized (this) {
+            if (!stopped && read != null) {
+                read.getAsBoolean();
+            }
+            stopped = true;
             if (task != null) {
                 task.cancel(false);
             }
