@@ -12,6 +12,10 @@ final class Peer {
     /** The connection: a {@link PeerHandler}, or a fake in unit tests. */
     final PeerLink link;
     boolean peerChoking = true;
+    /** The peer has said {@code CHOKE} or {@code UNCHOKE}: until then this node may ask it once before an unchoke. */
+    boolean chokeHeard;
+    /** This node asked the peer for pieces before it said {@code UNCHOKE} ({@link PieceExchange#pump}). */
+    boolean askedBeforeUnchoke;
     boolean amInterested;
     boolean peerInterested;
     boolean done;

@@ -37,6 +37,11 @@ final class PeerHandler extends ChannelInboundHandlerAdapter implements PeerLink
     volatile int peerMaxFrameLength;
     /** Requests of the peer accepted and not yet written in full (queued or being written); on the channel's loop only. */
     int serving;
+    /**
+     * Requests that came while the peer was choked and wait for the run's loop to handle the messages before them
+     * ({@link PieceServer}); on the channel's loop only.
+     */
+    int deferred;
     /** Accepted requests whose piece is not written yet, in order of arrival; on the channel's loop only. */
     final ArrayDeque<Integer> queued = new ArrayDeque<>();
     /** Whether a piece is being written to the peer (one at a time); on the channel's loop only. */

@@ -97,10 +97,12 @@ final class PieceExchange {
 
     void choked(Peer p) {
         p.peerChoking = true;
+        p.chokeHeard = true;
     }
 
     void unchoked(Peer p) {
         p.peerChoking = false;
+        p.chokeHeard = true;
         pump(p);
     }
 
@@ -120,14 +122,24 @@ final class PieceExchange {
 
     // ---------------------------------------------------------------- requests
 
-    /** Asks {@code p} for what the scheduler picks for it, if it unchokes this node and requests may go out. */
+    /**
+     * Asks {@code p} for what the scheduler picks for it, if it unchokes this node and requests may go out. Once,
+     * before the peer has said {@code CHOKE} or {@code UNCHOKE}, the first requests go right behind this node's
+     * {@code INTERESTED} instead of waiting for its {@code UNCHOKE}: the peer decides them after the
+     * {@code INTERESTED} ({@link PieceServer}), which unchokes this node at once when it has a free slot. That saves
+     * the two trips of the {@code UNCHOKE} and the {@code REQUEST} at the start of every connection; a peer that
+     * still chokes answers {@code REJECT}, and the pieces are asked elsewhere.
+     */
     void pump(Peer p) {
-        if (p.peerChoking || !mayRequest.getAsBoolean()) {
+        if (!mayRequest.getAsBoolean() || (p.peerChoking && (p.chokeHeard || p.askedBeforeUnchoke))) {
             return;
         }
         int[] next = vouchedOnly(p.id, requests.nextRequests(p.id));
         if (next.length == 0) {
             return;
+        }
+        if (p.peerChoking) {
+            p.askedBeforeUnchoke = true;
         }
         if (!p.amInterested) {
             p.amInterested = true;

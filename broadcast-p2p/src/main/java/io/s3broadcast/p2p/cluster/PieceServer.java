@@ -7,6 +7,7 @@ import io.s3broadcast.spi.cluster.ChokeScheduler;
 import io.s3broadcast.p2p.protocol.Reject;
 import io.s3broadcast.spi.PieceStore;
 import java.util.Set;
+import java.util.concurrent.Executor;
 import java.util.function.BooleanSupplier;
 import java.util.function.Predicate;
 import org.slf4j.Logger;
@@ -26,6 +27,12 @@ import org.slf4j.LoggerFactory;
  * 90th percentile) and the link idled while they travelled (docs/bench.md, "Where piece exchange loses link
  * time"). A queued request is checked again when its turn comes (rejected if the peer is choked by then), and a
  * {@code CANCEL} takes it out of the queue with a {@code REJECT}.
+ *
+ * <p>A request from a peer this node chokes is decided once more after the run's loop has handled the messages
+ * that came before it: a peer sends its first requests right behind its {@code INTERESTED} ({@link PieceExchange}),
+ * which unchokes it at once when a slot is free ({@link ChokeDriver}), and the {@code INTERESTED} waits in the run's
+ * queue while a request is decided here on the connection's loop. Only then is it rejected if the peer is still
+ * choked. At most {@code maxRequestsPerPeer} wait so per peer; more are rejected at once.
  */
 final class PieceServer {
 
@@ -42,6 +49,7 @@ final class PieceServer {
     private final int maxRequestsPerPeer;
     private final BooleanSupplier closing;
     private final Ticker ticker;
+    private final Executor runLoop;
 
     /**
      * @param banned peers not served (thread-safe)
@@ -49,10 +57,11 @@ final class PieceServer {
      * @param exchangedWith collects the peers served a piece (thread-safe)
      * @param closing whether the run is closing (thread-safe)
      * @param ticker the clock of the connections' send buffer sizing ({@link SendBuffer})
+     * @param runLoop the run's loop, where the peers' other messages are handled in order
      */
     PieceServer(PieceStore store, PieceServing serving, ChokeScheduler choke, Predicate<String> banned,
             Set<Integer> quarantine, Set<String> exchangedWith, int maxRequestsPerPeer, BooleanSupplier closing,
-            Ticker ticker) {
+            Ticker ticker, Executor runLoop) {
         this.store = store;
         this.serving = serving;
         this.choke = choke;
@@ -62,10 +71,37 @@ final class PieceServer {
         this.maxRequestsPerPeer = maxRequestsPerPeer;
         this.closing = closing;
         this.ticker = ticker;
+        this.runLoop = runLoop;
     }
 
     /** Serves {@code piece} to {@code h}'s peer, on the connection's loop. */
     void serve(PeerHandler h, int piece) {
+        if (h.peerId != null && h.deferred < maxRequestsPerPeer && choke.isChoking(h.peerId)) {
+            h.deferred++;
+            try {
+                runLoop.execute(() -> backOnConnection(h, piece));
+                return;
+            } catch (RuntimeException e) {
+                h.deferred--; // the run's loop is shut down: decided now
+            }
+        }
+        decide(h, piece);
+    }
+
+    /** On the run's loop: decides a deferred request back on the connection's loop (nothing if it is gone). */
+    private void backOnConnection(PeerHandler h, int piece) {
+        try {
+            h.ctx.executor().execute(() -> {
+                h.deferred--;
+                decide(h, piece);
+            });
+        } catch (RuntimeException e) {
+            LOG.debug("not answering request {} of {}: its connection's loop is shut down", piece, h.peerId);
+        }
+    }
+
+    /** Serves {@code piece} to {@code h}'s peer or rejects it, as the run stands now. */
+    private void decide(PeerHandler h, int piece) {
         if (!mayGo(h.peerId, piece)) {
             h.ctx.writeAndFlush(new Reject(piece), h.ctx.voidPromise());
             return;

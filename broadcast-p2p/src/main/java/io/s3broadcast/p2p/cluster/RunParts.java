@@ -133,7 +133,7 @@ final class RunParts implements Housekeeping.Checks {
         linger = new Linger(peers, loop, config.linger(), membership::anyPending, run::finish);
         channels = new PeerChannels(loop, cluster.tls(), run::pipeline, cluster.peerChannelHandler());
         server = new PieceServer(store, serving, choke, banned::contains, disputes.quarantine(), exchangedWith,
-                config.maxRequestsPerPeer(), run::closing, config.ticker());
+                config.maxRequestsPerPeer(), run::closing, config.ticker(), run::execute);
         dialer = new Dialer(run::self, membership, peers, banned::contains, loop,
                 (node, failed) -> channels.dial(node, handler(node))
                         .addListener((ChannelFutureListener) f -> {

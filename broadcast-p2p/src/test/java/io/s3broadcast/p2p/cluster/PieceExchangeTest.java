@@ -52,9 +52,29 @@ class PieceExchangeTest {
     }
 
     @Test
-    void aPeerThatUnchokesThisNodeIsAskedForWhatItHolds() {
+    void theFirstRequestsGoRightBehindTheInterestedOnceBeforeTheUnchoke() {
         exchange(2);
         Peer a = peer("a", 0, 1, 2);
+        assertEquals(List.of(MessageType.INTERESTED, MessageType.REQUEST, MessageType.REQUEST), FakeLink.of(a).types(),
+                "the peer has said neither CHOKE nor UNCHOKE: requests right behind the INTERESTED");
+        List<Integer> early = FakeLink.of(a).requested();
+        for (int piece : early) {
+            exchange.rejected(a, new Reject(piece)); // it still chokes this node
+        }
+        exchange.have(a, new Have(3));
+        assertEquals(early, FakeLink.of(a).requested(), "asked once before its UNCHOKE, not again");
+        exchange.unchoked(a);
+        assertEquals(4, FakeLink.of(a).requested().size(), "unchoked: asked again");
+    }
+
+    @Test
+    void aPeerThatUnchokesThisNodeIsAskedForWhatItHolds() {
+        exchange(2);
+        Peer a = FakeLink.peer("a", PIECES);
+        peers.put("a", a);
+        exchange.choked(a); // it said CHOKE before its BITFIELD was handled
+        requests.peerBitfield("a", new io.s3broadcast.spi.Bitfield(PIECES));
+        exchange.bitfield(a, BitfieldMessage.of(PIECES, i -> i <= 2));
         assertEquals(List.of(MessageType.INTERESTED), FakeLink.of(a).types(), "interested, but choked: no request yet");
         exchange.unchoked(a);
         List<Integer> asked = FakeLink.of(a).requested();
@@ -128,7 +148,8 @@ class PieceExchangeTest {
         Peer a = peer("a");
         assertEquals(List.of(), FakeLink.of(a).types(), "nothing to want from it");
         exchange.have(a, new Have(3));
-        assertEquals(List.of(MessageType.INTERESTED), FakeLink.of(a).types());
+        assertEquals(List.of(MessageType.INTERESTED, MessageType.REQUEST), FakeLink.of(a).types(),
+                "interested, and the first request right behind it");
         assertTrue(a.has.get(3));
     }
 

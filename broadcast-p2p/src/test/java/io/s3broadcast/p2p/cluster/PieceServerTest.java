@@ -39,6 +39,8 @@ class PieceServerTest {
     private final Set<String> exchangedWith = ConcurrentHashMap.newKeySet();
     private final AtomicBoolean closing = new AtomicBoolean();
     private final List<Integer> written = new ArrayList<>();
+    /** Tasks handed to the run's loop, run when a test says so. */
+    private final List<Runnable> runLoop = new ArrayList<>();
     private PieceStore store;
     private PieceServer server;
     private PeerHandler handler;
@@ -73,7 +75,7 @@ class PieceServerTest {
         store.completePiece(0, 0);
         store.completePiece(1, 0);
         server = new PieceServer(store, recording, choke, banned::contains, quarantine, exchangedWith, 2, closing::get,
-                time.ticker());
+                time.ticker(), runLoop::add);
         handler = new PeerHandler(null, null, io.s3broadcast.spi.PeerLimits.defaults());
         channel = new EmbeddedChannel(handler);
         handler.peerId = "b";
@@ -121,8 +123,43 @@ class PieceServerTest {
         handler.peerId = "c"; // connected, never unchoked
         choke.peerConnected("c");
         assertTrue(choke.isChoking("c"));
-        assertEquals(new Reject(0), answer(0));
+        assertNull(answer(0), "decided after the messages before it");
+        runTheRunsLoop();
+        assertEquals(new Reject(0), channel.readOutbound(), "still choked then");
         assertTrue(written.isEmpty());
+    }
+
+    @Test
+    void aRequestRightBehindAnInterestedThatUnchokesThePeerIsServed() {
+        handler.peerId = "c";
+        choke.peerConnected("c");
+        assertNull(answer(0), "choked: it waits for the run's loop");
+        choke.interested("c", true); // the INTERESTED that came before it, handled on the run's loop
+        choke.rechoke();
+        runTheRunsLoop();
+        assertEquals(List.of(0), written);
+        assertEquals(0, handler.deferred);
+    }
+
+    @Test
+    void atMostMaxRequestsPerPeerWaitForTheRunsLoop() {
+        handler.peerId = "c";
+        choke.peerConnected("c");
+        assertNull(answer(0));
+        assertNull(answer(1));
+        assertEquals(new Reject(0), answer(0), "a third is decided at once");
+        runTheRunsLoop();
+        assertEquals(new Reject(0), channel.readOutbound());
+        assertEquals(new Reject(1), channel.readOutbound());
+        assertEquals(0, handler.deferred);
+    }
+
+    /** Runs what was handed to the run's loop, then what that handed back to the connection's loop. */
+    private void runTheRunsLoop() {
+        List<Runnable> tasks = List.copyOf(runLoop);
+        runLoop.clear();
+        tasks.forEach(Runnable::run);
+        channel.runPendingTasks();
     }
 
     @Test

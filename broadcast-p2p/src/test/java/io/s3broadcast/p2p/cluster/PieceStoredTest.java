@@ -57,10 +57,14 @@ class PieceStoredTest {
                 .filter(m -> m.type() == MessageType.HAVE).count()).sum());
     }
 
-    /** A connected peer holding {@code pieces}; what it was sent so far is forgotten. */
+    /**
+     * A connected peer holding {@code pieces}, which chokes this node (nothing is requested of it); what it was sent
+     * so far is forgotten.
+     */
     private Peer peer(String id, int... pieces) {
         Peer p = FakeLink.peer(id, PIECES);
         peers.put(id, p);
+        exchange.choked(p);
         exchange.bitfield(p, BitfieldMessage.of(PIECES, i -> Arrays.stream(pieces).anyMatch(x -> x == i)));
         FakeLink.of(p).clear();
         return p;
