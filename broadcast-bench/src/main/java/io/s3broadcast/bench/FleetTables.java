@@ -46,16 +46,20 @@ final class FleetTables {
 
     /**
      * "  download links used, by second from the start: 3% 57% 78% 92% 97% 99%, then 97% on average to the slowest
-     * node's end", where known (netns).
+     * node's end", and the same line for the upload links, where known (netns).
      */
     static void printLinkUse(PrintWriter out, FleetTrial trial) {
-        List<Double> use = trial.linkUse();
+        printLinkUse(out, "download", trial.linkUse());
+        printLinkUse(out, "upload", trial.uploadLinkUse());
+    }
+
+    private static void printLinkUse(PrintWriter out, String direction, List<Double> use) {
         if (use == null || use.isEmpty()) {
             return;
         }
         int head = Math.min(LINK_USE_SECONDS, use.size());
-        StringBuilder line = new StringBuilder("  download links used (all nodes, of their capacity), by second from the"
-                + " start:");
+        StringBuilder line = new StringBuilder("  " + direction + " links used (all nodes, of their capacity), by second"
+                + " from the start:");
         for (double u : use.subList(0, head)) {
             line.append(String.format(Locale.ROOT, " %.0f%%", 100 * u));
         }

@@ -27,18 +27,21 @@ import java.util.Objects;
  * @param leaveSeconds when the leavers left, seconds from the start signal; null without leavers
  * @param linkUse netns: for each second from the start signal to the slowest node's end, what all nodes downloaded
  *     as a share of their links' capacity ({@link LinkUse}); else, or if not known, null
+ * @param uploadLinkUse the same for what all nodes uploaded, as a share of their upload links' capacity
  */
 @JsonPropertyOrder({"trial", "fastest", "mean", "slowest", "bytesFromS3", "s3Reads", "cpuSeconds", "cpuUtilisation",
-        "cpuSaturatedSeconds", "sha256Match", "nodes", "throughput", "joinSeconds", "leaveSeconds", "linkUse"})
+        "cpuSaturatedSeconds", "sha256Match", "nodes", "throughput", "joinSeconds", "leaveSeconds", "linkUse", "uploadLinkUse"})
 record FleetTrial(int trial, Double fastest, Double mean, Double slowest, long bytesFromS3, double s3Reads,
         double cpuSeconds, double cpuUtilisation, Double cpuSaturatedSeconds, boolean sha256Match, List<FleetNode> nodes,
-        List<Double> throughput, Double joinSeconds, Double leaveSeconds, List<Double> linkUse) {
+        List<Double> throughput, Double joinSeconds, Double leaveSeconds, List<Double> linkUse,
+        List<Double> uploadLinkUse) {
 
     /** This trial with its throughput time series and the times of its join and leave. */
     FleetTrial withChurn(List<Double> series, ChurnClock clock) {
         return new FleetTrial(trial, fastest, mean, slowest, bytesFromS3, s3Reads, cpuSeconds, cpuUtilisation,
                 cpuSaturatedSeconds, sha256Match, nodes, series == null ? null : List.copyOf(series),
-                clock == null ? null : clock.joinedSeconds(), clock == null ? null : clock.leftSeconds(), linkUse);
+                clock == null ? null : clock.joinedSeconds(), clock == null ? null : clock.leftSeconds(), linkUse,
+                uploadLinkUse);
     }
 
     /**
@@ -50,18 +53,22 @@ record FleetTrial(int trial, Double fastest, Double mean, Double slowest, long b
                 : cpu.saturatedSeconds(startMillis, startMillis + Math.round(slowest * 1e3));
         return new FleetTrial(trial, fastest, mean, slowest, bytesFromS3, s3Reads, cpuSeconds, cpuUtilisation,
                 saturated == null ? null : SingleCommand.round(saturated, 2), sha256Match, nodes, throughput,
-                joinSeconds, leaveSeconds, linkUse);
+                joinSeconds, leaveSeconds, linkUse, uploadLinkUse);
     }
 
     /**
-     * This trial with what {@code links} read from the start signal ({@code startMillis}, epoch ms) to the slowest
-     * node's fetch end, second by second.
+     * This trial with what {@code download} and {@code upload} read from the start signal ({@code startMillis}, epoch
+     * ms) to the slowest node's fetch end, second by second.
      */
-    FleetTrial withLinkUse(LinkUse links, long startMillis) {
-        List<Double> use = slowest == null ? null : links.perSecond(startMillis, startMillis + Math.round(slowest * 1e3));
+    FleetTrial withLinkUse(LinkUse download, LinkUse upload, long startMillis) {
         return new FleetTrial(trial, fastest, mean, slowest, bytesFromS3, s3Reads, cpuSeconds, cpuUtilisation,
                 cpuSaturatedSeconds, sha256Match, nodes, throughput, joinSeconds, leaveSeconds,
-                use == null ? null : List.copyOf(use));
+                perSecond(download, startMillis), perSecond(upload, startMillis));
+    }
+
+    private List<Double> perSecond(LinkUse links, long startMillis) {
+        List<Double> use = slowest == null ? null : links.perSecond(startMillis, startMillis + Math.round(slowest * 1e3));
+        return use == null ? null : List.copyOf(use);
     }
 
     /** {@code cpuSaturatedSeconds / slowest}: the share of the slowest node's fetch that the machine was saturated. */
@@ -92,6 +99,6 @@ record FleetTrial(int trial, Double fastest, Double mean, Double slowest, long b
                 done.isEmpty() ? null : SingleCommand.round(done.stream().mapToDouble(d -> d).average().orElseThrow(), 3),
                 slowest, s3, size == 0 ? 0 : SingleCommand.round((double) s3 / size, 3), SingleCommand.round(cpuSeconds, 2),
                 wall <= 0 ? 0 : SingleCommand.round(cpuSeconds / (wall * cores), 3), null,
-                all && staying.stream().allMatch(FleetNode::sha256Match), List.copyOf(nodes), null, null, null, null);
+                all && staying.stream().allMatch(FleetNode::sha256Match), List.copyOf(nodes), null, null, null, null, null);
     }
 }

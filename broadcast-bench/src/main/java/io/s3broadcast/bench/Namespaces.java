@@ -191,6 +191,14 @@ final class Namespaces implements AutoCloseable {
         return Path.of("/sys/class/net", hostVeth(node), "statistics", "tx_bytes");
     }
 
+    /**
+     * The counter of the bytes node {@code node} uploaded: what the host end of its veth received (Ethernet frames,
+     * to peers and S3 alike).
+     */
+    Path uploadCounter(int node) {
+        return Path.of("/sys/class/net", hostVeth(node), "statistics", "rx_bytes");
+    }
+
     private String hostVeth(int node) {
         return PREFIX + pid + "h" + node;
     }

@@ -18,6 +18,8 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
+import java.util.function.IntFunction;
+import java.util.function.ToLongFunction;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -133,7 +135,8 @@ final class NetnsFleet implements FleetCommand.FleetLevel {
         Path trialDir = Files.createDirectories(dir.resolve(contender + "-" + trial));
         List<FleetNode> nodes;
         CpuSaturation machineCpu = new CpuSaturation().start();
-        LinkUse links = linkUse().start();
+        LinkUse downloads = linkUse(namespaces::downloadCounter, FleetLink::down).start();
+        LinkUse uploads = linkUse(namespaces::uploadCounter, FleetLink::up).start();
         t0Millis = System.currentTimeMillis();
         try {
             nodes = switch (contender) {
@@ -144,7 +147,8 @@ final class NetnsFleet implements FleetCommand.FleetLevel {
             };
         } finally {
             machineCpu.stop();
-            links.stop();
+            downloads.stop();
+            uploads.stop();
             copyLogs(trialDir);
             FleetFiles.deleteTree(trialDir);
         }
@@ -157,22 +161,21 @@ final class NetnsFleet implements FleetCommand.FleetLevel {
             cpu += n.cpuSeconds() != null ? n.cpuSeconds() : 0;
         }
         FleetTrial t = FleetTrial.of(trial, counted, spec.size(), cpu, Runtime.getRuntime().availableProcessors(), startUp)
-                .withCpuSaturation(machineCpu, t0Millis).withLinkUse(links, t0Millis);
+                .withCpuSaturation(machineCpu, t0Millis).withLinkUse(downloads, uploads, t0Millis);
         return churn.any() ? t.withChurn(ThroughputSampler.aggregate(samples, t0Millis), clock) : t;
     }
 
     /**
-     * The trial's reader of the nodes' download counters; its capacity is the links' shaped rates in wire bytes, none
-     * (no figures) where a link is not shaped.
+     * The trial's reader of the nodes' {@code counter}s (download or upload); its capacity is the links' shaped
+     * {@code rate}s in wire bytes, none (no figures) where a link is not shaped that way.
      */
-    private LinkUse linkUse() {
+    private LinkUse linkUse(IntFunction<Path> counter, ToLongFunction<FleetLink> rate) {
         List<Path> counters = new ArrayList<>();
         for (int i = 0; i < spec.nodes(); i++) {
-            counters.add(namespaces.downloadCounter(i));
+            counters.add(counter.apply(i));
         }
-        boolean shaped = spec.links().stream().allMatch(l -> l.down() > 0);
-        double capacity = shaped
-                ? spec.links().stream().mapToLong(FleetLink::down).sum() * Namespaces.WIRE_OVERHEAD : 0;
+        boolean shaped = spec.links().stream().allMatch(l -> rate.applyAsLong(l) > 0);
+        double capacity = shaped ? spec.links().stream().mapToLong(rate).sum() * Namespaces.WIRE_OVERHEAD : 0;
         return new LinkUse(counters, capacity);
     }
 

@@ -19,7 +19,7 @@ final class FleetTrials {
         FleetTrial t = of(slowest, utilisation);
         return new FleetTrial(t.trial(), t.fastest(), t.mean(), t.slowest(), t.bytesFromS3(), t.s3Reads(),
                 t.cpuSeconds(), t.cpuUtilisation(), saturatedSeconds, t.sha256Match(), t.nodes(), t.throughput(),
-                t.joinSeconds(), t.leaveSeconds(), t.linkUse());
+                t.joinSeconds(), t.leaveSeconds(), t.linkUse(), t.uploadLinkUse());
     }
 
     static FleetNode node(int node, Double seconds) {

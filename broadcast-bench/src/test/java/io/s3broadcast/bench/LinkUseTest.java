@@ -94,19 +94,28 @@ class LinkUseTest {
     }
 
     @Test
-    void theTrialPrintsTheFirstSecondsAndTheMeanOfTheRest() {
+    void theTrialPrintsTheFirstSecondsAndTheMeanOfTheRestForDownloadsAndUploads() {
         FleetTrial trial = FleetTrials.of(8.0, 0.5);
-        LinkUse links = links();
+        LinkUse downloads = links();
         for (int i = 0; i < 36; i++) {
             download(i < 4 ? 0 : 125, i < 4 ? 25 : 125);
         }
-        links.stop();
-        FleetTrial withUse = trial.withLinkUse(links, 0);
+        downloads.stop();
+        LinkUse uploads = new LinkUse(List.of(A, B), 2_000, counters::get, time, time.clock()); // never started
+        FleetTrial withUse = trial.withLinkUse(downloads, uploads, 0);
 
         assertThat(withUse.linkUse()).containsExactly(0.1, 1.0, 1.0, 1.0, 1.0, 1.0, 1.0, 1.0);
+        assertThat(withUse.uploadLinkUse()).isNull();
         StringWriter text = new StringWriter();
         FleetTables.printLinkUse(new PrintWriter(text, true), withUse);
-        assertThat(text.toString()).contains("by second from the start: 10% 100% 100% 100% 100% 100%, then 100% on average");
+        assertThat(text.toString()).contains("download links used (all nodes, of their capacity), by second from the"
+                + " start: 10% 100% 100% 100% 100% 100%, then 100% on average").doesNotContain("upload");
+
+        FleetTrial bothWays = trial.withLinkUse(downloads, downloads, 0);
+        StringWriter both = new StringWriter();
+        FleetTables.printLinkUse(new PrintWriter(both, true), bothWays);
+        assertThat(both.toString()).contains("upload links used (all nodes, of their capacity), by second from the"
+                + " start: 10% 100%");
         StringWriter none = new StringWriter();
         FleetTables.printLinkUse(new PrintWriter(none, true), trial);
         assertThat(none.toString()).isEmpty();
