@@ -12,14 +12,14 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * How full the fleet's download links were, second by second, during a netns trial. The slowest node's time says
- * how much a contender lost against T*, not when: on the 8-node, 64 MiB, 5 MB/s fleet our nodes' links were 2-6%
- * full in the first second and 50-80% in the next three, the swarm's 75-82% and then 92-96% (docs/results.md,
- * session 30). So this reads what the host end of each node's veth sent (its {@code tx_bytes}: what the node
- * downloaded, from S3 and peers, headers included) every {@link #INTERVAL} between {@link #start()} and {@link
- * #stop()}, and tells, for each second of a window, the bytes all nodes downloaded as a share of what their links
- * carry at their shaped rate ({@code capacity}, wire bytes per second). Where a counter cannot be read it tells
- * nothing (null) and never fails the run.
+ * How full the fleet's download (or upload) links were, second by second, during a netns trial. The slowest node's
+ * time says how much a contender lost against T*, not when: on the 8-node, 64 MiB, 5 MB/s fleet our nodes' links
+ * were 2-6% full in the first second and 50-80% in the next three, the swarm's 75-82% and then 92-96%
+ * (docs/results.md, session 30). So this reads one counter per node (the host end of its veth: {@code tx_bytes} is
+ * what the node downloaded, {@code rx_bytes} what it uploaded, from and to S3 and peers, headers included) every
+ * {@link #INTERVAL} between {@link #start()} and {@link #stop()}, and tells, for each second of a window, the bytes
+ * all nodes moved as a share of what their links carry at their shaped rate ({@code capacity}, wire bytes per
+ * second). Where a counter cannot be read it tells nothing (null) and never fails the run.
  */
 final class LinkUse {
 
@@ -105,7 +105,7 @@ final class LinkUse {
     }
 
     /**
-     * For each second from {@code fromMillis} that starts before {@code toMillis}, the bytes downloaded in it as a share
+     * For each second from {@code fromMillis} that starts before {@code toMillis}, the bytes counted in it as a share
      * of the capacity (between two readings the bytes are taken to come evenly), rounded to 0.01; a second the readings
      * do not cover to its end ends the list. Null where a counter could not be read or the capacity is not known.
      */
