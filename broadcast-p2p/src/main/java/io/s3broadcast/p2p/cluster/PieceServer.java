@@ -76,34 +76,19 @@ final class PieceServer {
 
     /** Serves {@code piece} to {@code h}'s peer, on the connection's loop. */
     void serve(PeerHandler h, int piece) {
-        if (h.peerId != null && h.deferred < maxRequestsPerPeer && choke.isChoking(h.peerId)) {
-            h.deferred++;
-            try {
-                runLoop.execute(() -> backOnConnection(h, piece));
-                return;
-            } catch (RuntimeException e) {
-                h.deferred--; // the run's loop is shut down: decided now
-            }
-        }
-        decide(h, piece);
+        decide(h, piece, true);
     }
 
-    /** On the run's loop: decides a deferred request back on the connection's loop (nothing if it is gone). */
-    private void backOnConnection(PeerHandler h, int piece) {
-        try {
-            h.ctx.executor().execute(() -> {
-                h.deferred--;
-                decide(h, piece);
-            });
-        } catch (RuntimeException e) {
-            LOG.debug("not answering request {} of {}: its connection's loop is shut down", piece, h.peerId);
-        }
-    }
-
-    /** Serves {@code piece} to {@code h}'s peer or rejects it, as the run stands now. */
-    private void decide(PeerHandler h, int piece) {
+    /**
+     * Serves {@code piece} to {@code h}'s peer or rejects it, as the run stands now; a request refused because the
+     * peer is choked is first, if {@code mayDefer}, decided again after the run's loop has handled the messages
+     * before it.
+     */
+    private void decide(PeerHandler h, int piece, boolean mayDefer) {
         if (!mayGo(h.peerId, piece)) {
-            h.ctx.writeAndFlush(new Reject(piece), h.ctx.voidPromise());
+            if (!mayDefer || !deferred(h, piece)) {
+                h.ctx.writeAndFlush(new Reject(piece), h.ctx.voidPromise());
+            }
             return;
         }
         int length = store.layout().length(piece);
@@ -115,6 +100,36 @@ final class PieceServer {
         h.serving++;
         h.queued.add(piece);
         writeQueued(h);
+    }
+
+    /**
+     * Hands a choked peer's request to the run's loop and back, unless {@code maxRequestsPerPeer} of its requests wait
+     * so already; false if it was not deferred.
+     */
+    private boolean deferred(PeerHandler h, int piece) {
+        if (h.peerId == null || h.deferred >= maxRequestsPerPeer || !choke.isChoking(h.peerId)) {
+            return false;
+        }
+        h.deferred++;
+        try {
+            runLoop.execute(() -> backOnConnection(h, piece));
+            return true;
+        } catch (RuntimeException e) {
+            h.deferred--; // the run's loop is shut down: decided now
+            return false;
+        }
+    }
+
+    /** On the run's loop: decides a deferred request back on the connection's loop (nothing if it is gone). */
+    private void backOnConnection(PeerHandler h, int piece) {
+        try {
+            h.ctx.executor().execute(() -> {
+                h.deferred--;
+                decide(h, piece, false);
+            });
+        } catch (RuntimeException e) {
+            LOG.debug("not answering request {} of {}: its connection's loop is shut down", piece, h.peerId);
+        }
     }
 
     /**
