@@ -199,6 +199,10 @@ final class NodeFetch implements FetchHandle {
         return fillStore(info).thenApply(f -> {
             lastPieceAt = tracker.elapsed();
             spotCheckedAt = lastPieceAt;
+            if (LOG.isDebugEnabled()) {
+                LOG.debug("s3://{}/{}: last piece in; {} bytes left to hash", info.bucket(), info.key(),
+                        verification.bytesLeft());
+            }
             return f;
         });
     }

@@ -79,6 +79,11 @@ final class ObjectVerification {
         return hasher.whenDone().thenApply(v -> compare());
     }
 
+    /** Bytes still to hash before {@link #result()} can complete. */
+    long bytesLeft() {
+        return hasher.bytesLeft();
+    }
+
     /** Stops watching the store and hashing. */
     void close() {
         store.stopObserving(hasher);

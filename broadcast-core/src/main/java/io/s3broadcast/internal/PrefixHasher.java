@@ -8,13 +8,18 @@ import java.nio.ByteBuffer;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.BitSet;
+import java.util.Collections;
 import java.util.HashMap;
+import java.util.IdentityHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.concurrent.CancellationException;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.Executor;
 import java.util.zip.CRC32C;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * Feeds {@link IncrementalDigest}s the object's bytes as the pieces land: each segment a digest needs is
@@ -38,6 +43,9 @@ final class PrefixHasher implements PieceStore.PieceObserver {
     }
 
     static final int CHUNK = 1 << 20;
+    /** A wait for a piece this long is logged at DEBUG: where the digests stall, and so what is left to hash at the end. */
+    static final long WAIT_LOGGED_NANOS = 1_000_000_000L;
+    private static final Logger LOG = LoggerFactory.getLogger(PrefixHasher.class);
 
     private final PieceLayout layout;
     private final List<IncrementalDigest> digests;
@@ -55,6 +63,8 @@ final class PrefixHasher implements PieceStore.PieceObserver {
     private final ArrayDeque<Cursor> ready = new ArrayDeque<>();
     private final Map<Integer, List<Cursor>> waiting = new HashMap<>();
     private final List<CompletableFuture<Void>> waiters = new ArrayList<>();
+    /** When the digests began to wait for each piece they wait for (System.nanoTime), for the DEBUG log. */
+    private final Map<Integer, Long> waitingSince = new HashMap<>();
     private int unfinished;
     private boolean running;
     private Throwable failure;
@@ -126,6 +136,22 @@ final class PrefixHasher implements PieceStore.PieceObserver {
         }
     }
 
+    /** Bytes still to hash, over every segment (a segment several digests share counts once). */
+    long bytesLeft() {
+        synchronized (lock) {
+            Set<Cursor> seen = Collections.newSetFromMap(new IdentityHashMap<>());
+            long left = 0;
+            for (Cursor[] row : cursors) {
+                for (Cursor c : row) {
+                    if (c != null && seen.add(c)) {
+                        left += c.end - c.pos;
+                    }
+                }
+            }
+            return left;
+        }
+    }
+
     /** Stops hashing; waiters fail with a {@link CancellationException}. */
     void close() {
         List<CompletableFuture<Void>> done;
@@ -149,6 +175,12 @@ final class PrefixHasher implements PieceStore.PieceObserver {
             crc32c[piece] = crc;
             digests.forEach(d -> d.pieceCompleted(piece, crc));
             List<Cursor> woken = waiting.remove(piece);
+            Long since = waitingSince.remove(piece);
+            long waited = since == null ? 0 : System.nanoTime() - since;
+            if (waited >= WAIT_LOGGED_NANOS && LOG.isDebugEnabled()) {
+                LOG.debug("{}: hashing waited {} ms for piece {} ({} of {} pieces present)", name, waited / 1_000_000,
+                        piece, present.cardinality(), layout.pieceCount());
+            }
             if (woken != null) {
                 woken.forEach(this::schedule);
             }
@@ -299,6 +331,7 @@ final class PrefixHasher implements PieceStore.PieceObserver {
             c.queued = true;
             ready.add(c);
         } else {
+            waitingSince.putIfAbsent(piece, System.nanoTime());
             List<Cursor> list = waiting.computeIfAbsent(piece, k -> new ArrayList<>(1));
             if (!list.contains(c)) {
                 list.add(c);

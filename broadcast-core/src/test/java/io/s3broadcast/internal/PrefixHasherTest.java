@@ -64,6 +64,21 @@ class PrefixHasherTest {
     }
 
     @Test
+    void bytesLeftIsWhatTheDigestsStillHaveToHash() {
+        IncrementalDigest md5 = digest(ObjectChecksum.fullObject("MD5", hex(IncrementalDigestTest.digest("MD5", data, 0,
+                data.length))));
+        PrefixHasher h = hasher(md5);
+        assertThat(h.bytesLeft()).isEqualTo(data.length);
+        h.pieceCompleted(1, crc32c(1));
+        h.pieceCompleted(2, crc32c(2));
+        executor.runPending();
+        assertThat(h.bytesLeft()).as("waiting for piece 0").isEqualTo(data.length);
+        h.pieceCompleted(0, crc32c(0));
+        executor.runPending();
+        assertThat(h.bytesLeft()).isEqualTo(data.length - 3L * PIECE);
+    }
+
+    @Test
     void aPieceReplacedAfterItWasHashedSendsItsSegmentBackToTheStart() {
         List<Long> parts = List.of(7L * PIECE, 7L * PIECE, (long) data.length - 14L * PIECE);
         byte[] right = data.clone();
