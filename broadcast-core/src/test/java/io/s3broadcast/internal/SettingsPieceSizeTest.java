@@ -25,4 +25,28 @@ class SettingsPieceSizeTest {
         assertThat(computed.pieceSize(64 * MIB, Strategy.OVERLAP)).isEqualTo(256 << 10);
         assertThat(computed.pieceSize(64 * MIB, Strategy.FLAT_TREE)).isEqualTo(1 << 20);
     }
+
+    @Test
+    void aStaticRegistrysListCountsAsTheNodesExpected() {
+        StringBuilder sixteen = new StringBuilder("static:");
+        for (int i = 0; i < 16; i++) {
+            sixteen.append(i == 0 ? "" : ",").append("10.0.0.").append(i + 1).append(":7070");
+        }
+        Settings listed = Settings.resolve(new BroadcastBuilder().config(new ConfigSource(
+                Map.of("s3broadcast.registry", sixteen.toString(), "s3broadcast.insecure", "true"), Map.of())));
+        assertThat(listed.knownNodes()).isEqualTo(16);
+        assertThat(listed.pieceSize(256 * MIB, Strategy.OVERLAP)).isEqualTo(512 << 10);
+        Settings expecting = Settings.resolve(new BroadcastBuilder().config(new ConfigSource(
+                Map.of("s3broadcast.registry", sixteen.toString(), "s3broadcast.insecure", "true",
+                        "s3broadcast.expectNodes", "4"), Map.of())));
+        assertThat(expecting.knownNodes()).as("expectNodes wins").isEqualTo(4);
+    }
+
+    @Test
+    void aRegistryThatNodesJoinLeavesTheSizeUnknown() {
+        Settings joined = Settings.resolve(new BroadcastBuilder().config(new ConfigSource(
+                Map.of("s3broadcast.registry", "zk://127.0.0.1:2181/s3b"), Map.of())));
+        assertThat(joined.knownNodes()).isZero();
+        assertThat(joined.pieceSize(256 * MIB, Strategy.OVERLAP)).as("as for 8 nodes").isEqualTo(1 << 20);
+    }
 }

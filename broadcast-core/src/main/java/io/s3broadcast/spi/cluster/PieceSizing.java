@@ -12,8 +12,9 @@ import io.s3broadcast.Strategy;
  * them for 16 nodes, each crossing a connection of 1/16 of a 2.5 MB/s link in ~7 s. Measured in docs/results.md: on
  * the emulated fleet it wins where the nodes' CPU does not bind (N = 4 at 10 MB/s, N = 8 at 2.5 MB/s) and loses
  * where it does (N = 8 at 10 MB/s, eight node JVMs on two cores). Every node of a group must use the same piece size,
- * so it may depend only on what every node is told alike: a cluster whose size is not known in advance
- * ({@code expectNodes} 0, Broadcast's default) is sized from the object alone, as for {@value #ASSUMED_NODES} nodes
+ * so it may depend only on what every node is told alike: {@code expectNodes}, or the length of a static registry's
+ * list (the caller passes it as the nodes expected). A cluster whose size is not known in advance (a registry that
+ * nodes join, no {@code expectNodes}) is sized from the object alone, as for {@value #ASSUMED_NODES} nodes
  * (measured on the fleet without {@code expectNodes}, N = 8 at 2.5 MB/s: 1 MiB pieces 1.41-1.55 T\*, docs/results.md
  * session 20). A flat-tree fetch keeps {@link #DEFAULT}.
  */
