@@ -89,7 +89,8 @@ record Settings(
      * The nodes the cluster is known to have before it starts: {@code expectNodes} when set, else the length of a
      * static registry's list (every node of the group is given the same list, so all compute the same piece size),
      * else 0 (not known: a registry that nodes join). N = 16 on a static list sized as for the 8 nodes assumed got
-     * pieces twice as large as its own size gives, and came 0.03-0.07 T* later (docs/results.md, session 32).
+     * pieces twice as large as its own size gives, and its slowest node came about 0.05 T* later (docs/results.md,
+     * session 32).
      */
     int knownNodes() {
         if (cluster.expectedNodes() > 0 || cluster.registry() == null) {
