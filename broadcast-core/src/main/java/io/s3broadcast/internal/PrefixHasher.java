@@ -63,7 +63,7 @@ final class PrefixHasher implements PieceStore.PieceObserver {
     private final ArrayDeque<Cursor> ready = new ArrayDeque<>();
     private final Map<Integer, List<Cursor>> waiting = new HashMap<>();
     private final List<CompletableFuture<Void>> waiters = new ArrayList<>();
-    /** When the digests began to wait for each piece they wait for (System.nanoTime), for the DEBUG log. */
+    /** When the digests began to wait for each piece they wait for (System.nanoTime); kept only at DEBUG, for its log. */
     private final Map<Integer, Long> waitingSince = new HashMap<>();
     private int unfinished;
     private boolean running;
@@ -331,7 +331,9 @@ final class PrefixHasher implements PieceStore.PieceObserver {
             c.queued = true;
             ready.add(c);
         } else {
-            waitingSince.putIfAbsent(piece, System.nanoTime());
+            if (LOG.isDebugEnabled()) {
+                waitingSince.putIfAbsent(piece, System.nanoTime());
+            }
             List<Cursor> list = waiting.computeIfAbsent(piece, k -> new ArrayList<>(1));
             if (!list.contains(c)) {
                 list.add(c);

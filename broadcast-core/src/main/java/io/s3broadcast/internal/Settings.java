@@ -98,15 +98,7 @@ record Settings(
         }
         try {
             if (RegistrySpec.parse(cluster.registry()) instanceof RegistrySpec.Static s) {
-                if (!s.members().isEmpty()) {
-                    return s.members().size();
-                }
-                String listed = System.getProperty(StaticRegistry.MEMBERS_PROPERTY);
-                if (listed != null && !listed.isBlank()
-                        && RegistrySpec.parse("static:" + listed.strip().replaceFirst("(?i)^static:", ""))
-                                instanceof RegistrySpec.Static p) {
-                    return p.members().size();
-                }
+                return StaticRegistry.listed(s).size();
             }
         } catch (IllegalArgumentException e) {
             // The registry fails with its own message when the cluster starts.

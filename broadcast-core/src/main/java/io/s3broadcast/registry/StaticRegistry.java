@@ -55,6 +55,16 @@ public final class StaticRegistry extends AbstractNodeRegistry {
         return of(group, fromProperty());
     }
 
+    /**
+     * The nodes a registry made from {@code spec} lists: the spec's own, or for a bare {@code static:} those of the
+     * system property {@value #MEMBERS_PROPERTY}.
+     *
+     * @throws IllegalArgumentException if the spec lists none and the property is missing or malformed
+     */
+    public static List<NodeInfo> listed(RegistrySpec.Static spec) {
+        return spec.members().isEmpty() ? fromProperty() : spec.members();
+    }
+
     private static List<NodeInfo> fromProperty() {
         String value = System.getProperty(MEMBERS_PROPERTY);
         if (value == null || value.isBlank()) {
@@ -146,7 +156,7 @@ public final class StaticRegistry extends AbstractNodeRegistry {
             if (!(spec instanceof RegistrySpec.Static s)) {
                 throw new IllegalArgumentException("not a static registry spec: " + spec);
             }
-            return of(config.group(), s.members().isEmpty() ? fromProperty() : s.members());
+            return of(config.group(), listed(s));
         }
     }
 }

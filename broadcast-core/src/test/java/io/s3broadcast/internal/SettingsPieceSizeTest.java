@@ -3,6 +3,7 @@ package io.s3broadcast.internal;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.s3broadcast.Strategy;
+import io.s3broadcast.registry.StaticRegistry;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
 
@@ -40,6 +41,23 @@ class SettingsPieceSizeTest {
                 Map.of("s3broadcast.registry", sixteen.toString(), "s3broadcast.insecure", "true",
                         "s3broadcast.expectNodes", "4"), Map.of())));
         assertThat(expecting.knownNodes()).as("expectNodes wins").isEqualTo(4);
+    }
+
+    @Test
+    void aBareStaticRegistryCountsTheListInItsSystemProperty() {
+        String before = System.getProperty(StaticRegistry.MEMBERS_PROPERTY);
+        System.setProperty(StaticRegistry.MEMBERS_PROPERTY, "10.0.0.1:7070,10.0.0.2:7070,10.0.0.3:7070");
+        try {
+            Settings bare = Settings.resolve(new BroadcastBuilder().config(new ConfigSource(
+                    Map.of("s3broadcast.registry", "static:", "s3broadcast.insecure", "true"), Map.of())));
+            assertThat(bare.knownNodes()).isEqualTo(3);
+        } finally {
+            if (before == null) {
+                System.clearProperty(StaticRegistry.MEMBERS_PROPERTY);
+            } else {
+                System.setProperty(StaticRegistry.MEMBERS_PROPERTY, before);
+            }
+        }
     }
 
     @Test
