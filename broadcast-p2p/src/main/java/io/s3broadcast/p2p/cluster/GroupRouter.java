@@ -43,9 +43,9 @@ final class GroupRouter {
 
     /** {@code run} now takes connections for {@code group}, including those parked for it. */
     void register(String group, Target run) {
-        runs.put(group, run);
         List<Handler> waiting;
         synchronized (this) {
+            runs.put(group, run);
             waiting = parked.remove(group);
         }
         if (waiting != null) {
@@ -57,6 +57,19 @@ final class GroupRouter {
 
     void unregister(String group, Target run) {
         runs.remove(group, run);
+    }
+
+    /**
+     * The run of {@code group}, or null after parking {@code h} for it: one step under the lock {@link #register}
+     * takes, so a run registered while a connection looks for it either is found or finds the connection parked
+     * (a connection parked just after the run registered would wait out {@link #PARK_MILLIS} and be dropped).
+     */
+    private synchronized Target runOrPark(String group, Handler h) {
+        Target run = runs.get(group);
+        if (run == null) {
+            parked.computeIfAbsent(group, g -> new ArrayList<>()).add(h);
+        }
+        return run;
     }
 
     /** Reads the first frame's head; one per inbound channel, on its event loop. */
@@ -95,13 +108,10 @@ final class GroupRouter {
             if (group == null) {
                 return;
             }
-            Target run = runs.get(group);
+            Target run = runOrPark(group, this);
             if (run != null) {
                 adopt(run);
                 return;
-            }
-            synchronized (GroupRouter.this) {
-                parked.computeIfAbsent(group, g -> new ArrayList<>()).add(this);
             }
             ctx.executor().schedule(() -> {
                 boolean removed;

@@ -18,6 +18,15 @@ import io.s3broadcast.p2p.protocol.PeerPipeline;
 import io.s3broadcast.spi.PieceLayout;
 import java.util.ArrayList;
 import java.util.List;
+import io.netty.bootstrap.Bootstrap;
+import io.netty.bootstrap.ServerBootstrap;
+import io.netty.channel.ChannelInitializer;
+import io.netty.channel.DefaultEventLoopGroup;
+import io.netty.channel.EventLoopGroup;
+import io.netty.channel.local.LocalAddress;
+import io.netty.channel.local.LocalChannel;
+import io.netty.channel.local.LocalServerChannel;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 
@@ -165,5 +174,38 @@ class GroupRouterTest {
         ch.writeInbound(handshakeOf(GROUP));
         assertFalse(ch.isOpen());
         assertFalse(ch.finishAndReleaseAll());
+    }
+
+    /**
+     * A run registering while a connection for its group is being routed on another thread: the connection is
+     * handed to it either way, never left parked behind a run that exists (it would wait out the park time and be
+     * dropped). Real channels on their own loop, many rounds: the interleaving is left to the threads.
+     */
+    @Test
+    void aRunRegisteredWhileItsConnectionIsRoutedGetsIt() throws Exception {
+        EventLoopGroup loop = new DefaultEventLoopGroup(1);
+        try {
+            for (int round = 0; round < 100; round++) {
+                GroupRouter router = new GroupRouter();
+                LocalAddress address = new LocalAddress("group-router-test-" + round);
+                Channel server = new ServerBootstrap().group(loop).channel(LocalServerChannel.class)
+                        .childHandler(new ChannelInitializer<Channel>() {
+                            @Override
+                            protected void initChannel(Channel ch) {
+                                ch.pipeline().addLast(router.newHandler());
+                            }
+                        }).bind(address).sync().channel();
+                Channel client = new Bootstrap().group(loop).channel(LocalChannel.class)
+                        .handler(new ChannelInboundHandlerAdapter()).connect(address).sync().channel();
+                CompletableFuture<Channel> adopted = new CompletableFuture<>();
+                client.writeAndFlush(handshakeOf(GROUP));
+                router.register(GROUP, ch -> adopted.complete(ch));
+                assertNotNull(adopted.get(5, TimeUnit.SECONDS), "round " + round);
+                client.close().sync();
+                server.close().sync();
+            }
+        } finally {
+            loop.shutdownGracefully(0, 0, TimeUnit.SECONDS).sync();
+        }
     }
 }
