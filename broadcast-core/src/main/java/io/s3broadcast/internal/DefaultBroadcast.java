@@ -33,13 +33,17 @@ import software.amazon.awssdk.services.s3.model.S3Object;
 /** A broadcast: one object source (S3 client) and threads shared by its fetches. */
 final class DefaultBroadcast implements Broadcast {
 
+    /** How long {@link #close()} waits for a cluster strategy still being made, to close it. */
+    private static final long CLUSTER_CLOSE_WAIT_SECONDS = 10;
+
     private final Settings settings;
     private final ObjectSource source;
     private final ExecutorService executor;
     private final boolean ownsExecutor;
     private final Set<NodeFetch> running = ConcurrentHashMap.newKeySet();
     private final Set<NodeFetch> lingering = ConcurrentHashMap.newKeySet();
-    private ClusterStrategy cluster;
+    /** The cluster strategy, started on first use (null when none was given and broadcast-p2p is absent). */
+    private CompletableFuture<ClusterStrategy> cluster;
     private boolean clusterLoaded;
     private volatile boolean closed;
 
@@ -70,7 +74,7 @@ final class DefaultBroadcast implements Broadcast {
     }
 
     private NodeFetch start(FetchRequest request, ProgressTracker tracker) {
-        ClusterStrategy clusterStrategy;
+        CompletableFuture<ClusterStrategy> clusterStrategy;
         try {
             clusterStrategy = request.strategy().orElse(settings.strategy()).isCluster() ? cluster() : null;
         } catch (RuntimeException e) {
@@ -152,8 +156,13 @@ final class DefaultBroadcast implements Broadcast {
         return fetches;
     }
 
-    /** The cluster strategy, made on first use: it binds the peer server. Null when none was given and broadcast-p2p is absent. */
-    private synchronized ClusterStrategy cluster() {
+    /**
+     * The cluster strategy, made on first use: null when none was given and broadcast-p2p is absent (known at once),
+     * else a future of it, made on the executor. Making it binds the peer server and starts its threads, which the
+     * first fetch's HEAD does not wait for: the fetch waits for both (a failure to make it fails every cluster
+     * fetch of this Broadcast, with its cause).
+     */
+    private synchronized CompletableFuture<ClusterStrategy> cluster() {
         if (!clusterLoaded) {
             clusterLoaded = true;
             ClusterStrategyProvider provider = settings.clusterProvider();
@@ -162,7 +171,9 @@ final class DefaultBroadcast implements Broadcast {
                 provider = it.hasNext() ? it.next() : null;
             }
             if (provider != null) {
-                cluster = provider.create(settings.cluster(), source.client().orElse(null));
+                ClusterStrategyProvider p = provider;
+                cluster = CompletableFuture.supplyAsync(() -> p.create(settings.cluster(), source.client().orElse(null)),
+                        executor);
             }
         }
         return cluster;
@@ -186,9 +197,17 @@ final class DefaultBroadcast implements Broadcast {
         } catch (ExecutionException | TimeoutException e) {
             // close anyway
         }
+        CompletableFuture<ClusterStrategy> made;
         synchronized (this) {
-            if (cluster != null) {
-                cluster.close();
+            made = cluster;
+        }
+        if (made != null) {
+            try {
+                made.get(CLUSTER_CLOSE_WAIT_SECONDS, TimeUnit.SECONDS).close();
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            } catch (ExecutionException | TimeoutException e) {
+                made.thenAccept(ClusterStrategy::close); // never made, or made later: closed once it is
             }
         }
         source.close();

@@ -50,7 +50,10 @@ final class NodeFetch implements FetchHandle {
     private final ProgressTracker tracker;
     private final CompletableFuture<CompletedFetch> result = new CompletableFuture<>();
     private final Strategy strategy;
-    private final ClusterStrategy cluster;
+    /** Runs the cluster strategies: being made while the HEAD is out; null when none is on the classpath. */
+    private final CompletableFuture<ClusterStrategy> clusterStarting;
+    /** {@link #clusterStarting}'s strategy, once it and the HEAD are in (a cluster fetch only). */
+    private ClusterStrategy cluster;
     private volatile CompletableFuture<?> inFlight;
     private volatile PieceStore store;
     private volatile ResumableStore resumable;
@@ -61,13 +64,16 @@ final class NodeFetch implements FetchHandle {
     private volatile Duration spotCheckedAt;
     private volatile Duration hashedAt;
 
-    /** @param cluster runs the cluster strategies; null when none is on the classpath */
-    NodeFetch(FetchRequest request, Settings settings, ObjectSource source, ClusterStrategy cluster, Executor executor,
-            ProgressTracker tracker) {
+    /**
+     * @param cluster runs the cluster strategies, being made (the fetch waits for it after its HEAD); null when none
+     *     is on the classpath
+     */
+    NodeFetch(FetchRequest request, Settings settings, ObjectSource source, CompletableFuture<ClusterStrategy> cluster,
+            Executor executor, ProgressTracker tracker) {
         this.request = request;
         this.settings = settings;
         this.source = source;
-        this.cluster = cluster;
+        this.clusterStarting = cluster;
         this.executor = executor;
         this.tracker = tracker;
         this.strategy = request.strategy().orElse(settings.strategy());
@@ -93,7 +99,7 @@ final class NodeFetch implements FetchHandle {
         Path destination;
         try {
             destination = Destinations.resolve(request, settings.destinationDirectory());
-            if (strategy.isCluster() && cluster == null) {
+            if (strategy.isCluster() && clusterStarting == null) {
                 throw new BroadcastException("strategy " + strategy + " needs the io.s3broadcast:broadcast-p2p"
                         + " dependency on the classpath (or use FLAT_TREE)");
             }
@@ -110,7 +116,12 @@ final class NodeFetch implements FetchHandle {
         CompletableFuture<ObjectInfo> head = source.head(request.bucket(), request.key(), strategy.isCluster(),
                 readOptions(request));
         inFlight = head;
-        head.thenComposeAsync(info -> {
+        CompletableFuture<ObjectInfo> ready = !strategy.isCluster() ? head
+                : head.thenCombine(clusterStarting, (info, made) -> {
+                    cluster = made;
+                    return info;
+                });
+        ready.thenComposeAsync(info -> {
                     // On a cluster every node joins the broadcast, so none waits out expectTimeout for one that
                     // skipped: the record is only used by the flat tree.
                     if (!request.force() && !strategy.isCluster() && FetchRecord.matches(destination, info)) {

@@ -8,6 +8,7 @@ import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import io.s3broadcast.Broadcast;
 import io.s3broadcast.BroadcastException;
 import io.s3broadcast.CompletedFetch;
+import io.s3broadcast.Strategy;
 import io.s3broadcast.testkit.RealS3;
 import io.s3broadcast.testkit.S3Fixture;
 import io.s3broadcast.testkit.StoredObject;
@@ -176,5 +177,28 @@ class FetchApiIT {
         assertThatThrownBy(() -> s3.broadcastBuilder().pieceSize(100))
                 .isInstanceOf(IllegalArgumentException.class)
                 .hasMessageContaining("pieceSize 100").hasMessageContaining("16KiB");
+    }
+
+    /**
+     * The cluster strategy is made while the first fetch's HEAD is out; when it cannot be made (here: the peer port is
+     * taken), that fetch and every later one fail with the reason, and nothing is left at the destination.
+     */
+    @Test
+    void aClusterStrategyThatCannotBeMadeFailsEveryClusterFetchWithItsCause(S3Fixture s3) throws Exception {
+        StoredObject object = s3.putRandom(s3.key("no-cluster.bin"), 10_000, 4);
+        try (Broadcast b = s3.broadcastBuilder().destinationDirectory(dir).strategy(Strategy.OVERLAP)
+                .registry("static:127.0.0.1:7070").secret("fetch-api-it-secret-0123456789")
+                .clusterStrategy((config, client) -> {
+                    throw new IllegalStateException("cannot listen for peers on port 7070: Address already in use");
+                }).build()) {
+            for (int i = 0; i < 2; i++) {
+                assertThatThrownBy(() -> b.fetch(r -> r.bucket(object.bucket()).key(object.key())).join())
+                        .isInstanceOf(CompletionException.class)
+                        .rootCause().hasMessageContaining("Address already in use");
+            }
+        }
+        try (var left = Files.list(dir)) {
+            assertThat(left).isEmpty();
+        }
     }
 }
