@@ -25,6 +25,23 @@ class ConvertersTest {
     }
 
     @Test
+    void aDurationIsRoundedHalfUpToTheNanosecondWithManyDigitsToo() {
+        assertThat(durations.convert("1.0000005us")).isEqualTo(Duration.ofNanos(1000));
+        assertThat(durations.convert("0.0000015ms")).isEqualTo(Duration.ofNanos(2));
+        assertThat(durations.convert("0.0015us")).isEqualTo(Duration.ofNanos(2));
+        assertThat(durations.convert("0.0025us")).isEqualTo(Duration.ofNanos(3));
+        assertThat(durations.convert("0.5ns")).isEqualTo(Duration.ofNanos(1));
+        assertThat(durations.convert(".25s")).isEqualTo(Duration.ofMillis(250));
+        assertThat(durations.convert("12.")).isEqualTo(Duration.ofSeconds(12));
+        assertThat(durations.convert("0.999999h")).isEqualTo(Duration.ofNanos(3_599_996_400_000L));
+        assertThat(durations.convert("2562047h")).isEqualTo(Duration.ofHours(2562047));
+        assertThatThrownBy(() -> durations.convert("2562048h")).isInstanceOf(TypeConversionException.class)
+                .hasMessageContaining("too long");
+        assertThatThrownBy(() -> durations.convert("99999999999999999999s")).isInstanceOf(TypeConversionException.class)
+                .hasMessageContaining("too long");
+    }
+
+    @Test
     void aNegativeOrUnknownDurationIsRefused() {
         assertThatThrownBy(() -> durations.convert("-1s")).isInstanceOf(TypeConversionException.class);
         assertThatThrownBy(() -> durations.convert("3 days")).isInstanceOf(TypeConversionException.class);
