@@ -7,25 +7,25 @@ import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.netty.bootstrap.Bootstrap;
+import io.netty.bootstrap.ServerBootstrap;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.Unpooled;
 import io.netty.channel.Channel;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInboundHandlerAdapter;
+import io.netty.channel.ChannelInitializer;
+import io.netty.channel.DefaultEventLoopGroup;
+import io.netty.channel.EventLoopGroup;
 import io.netty.channel.embedded.EmbeddedChannel;
+import io.netty.channel.local.LocalAddress;
+import io.netty.channel.local.LocalChannel;
+import io.netty.channel.local.LocalServerChannel;
 import io.s3broadcast.p2p.protocol.HandshakeCompleted;
 import io.s3broadcast.p2p.protocol.PeerPipeline;
 import io.s3broadcast.spi.PieceLayout;
 import java.util.ArrayList;
 import java.util.List;
-import io.netty.bootstrap.Bootstrap;
-import io.netty.bootstrap.ServerBootstrap;
-import io.netty.channel.ChannelInitializer;
-import io.netty.channel.DefaultEventLoopGroup;
-import io.netty.channel.EventLoopGroup;
-import io.netty.channel.local.LocalAddress;
-import io.netty.channel.local.LocalChannel;
-import io.netty.channel.local.LocalServerChannel;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
@@ -179,7 +179,9 @@ class GroupRouterTest {
     /**
      * A run registering while a connection for its group is being routed on another thread: the connection is
      * handed to it either way, never left parked behind a run that exists (it would wait out the park time and be
-     * dropped). Real channels on their own loop, many rounds: the interleaving is left to the threads.
+     * dropped). Real channels on their own loop, many rounds: the interleaving is left to the threads, so this checks
+     * the hand-over under concurrency rather than catching the race (the two-step lookup it replaced passed it three
+     * times out of three: the window was a few instructions; one lock for both steps closes it by construction).
      */
     @Test
     void aRunRegisteredWhileItsConnectionIsRoutedGetsIt() throws Exception {
