@@ -28,20 +28,24 @@ import java.util.Objects;
  * @param linkUse netns: for each second from the start signal to the slowest node's end, what all nodes downloaded
  *     as a share of their links' capacity ({@link LinkUse}); else, or if not known, null
  * @param uploadLinkUse the same for what all nodes uploaded, as a share of their upload links' capacity
+ * @param linkUseByNode netns: {@code linkUse} for each node alone (in node order), as a share of its own link's
+ *     capacity; else, or if not known, null
+ * @param uploadLinkUseByNode the same for what each node uploaded
  */
 @JsonPropertyOrder({"trial", "fastest", "mean", "slowest", "bytesFromS3", "s3Reads", "cpuSeconds", "cpuUtilisation",
-        "cpuSaturatedSeconds", "sha256Match", "nodes", "throughput", "joinSeconds", "leaveSeconds", "linkUse", "uploadLinkUse"})
+        "cpuSaturatedSeconds", "sha256Match", "nodes", "throughput", "joinSeconds", "leaveSeconds", "linkUse", "uploadLinkUse",
+        "linkUseByNode", "uploadLinkUseByNode"})
 record FleetTrial(int trial, Double fastest, Double mean, Double slowest, long bytesFromS3, double s3Reads,
         double cpuSeconds, double cpuUtilisation, Double cpuSaturatedSeconds, boolean sha256Match, List<FleetNode> nodes,
         List<Double> throughput, Double joinSeconds, Double leaveSeconds, List<Double> linkUse,
-        List<Double> uploadLinkUse) {
+        List<Double> uploadLinkUse, List<List<Double>> linkUseByNode, List<List<Double>> uploadLinkUseByNode) {
 
     /** This trial with its throughput time series and the times of its join and leave. */
     FleetTrial withChurn(List<Double> series, ChurnClock clock) {
         return new FleetTrial(trial, fastest, mean, slowest, bytesFromS3, s3Reads, cpuSeconds, cpuUtilisation,
                 cpuSaturatedSeconds, sha256Match, nodes, series == null ? null : List.copyOf(series),
                 clock == null ? null : clock.joinedSeconds(), clock == null ? null : clock.leftSeconds(), linkUse,
-                uploadLinkUse);
+                uploadLinkUse, linkUseByNode, uploadLinkUseByNode);
     }
 
     /**
@@ -53,7 +57,7 @@ record FleetTrial(int trial, Double fastest, Double mean, Double slowest, long b
                 : cpu.saturatedSeconds(startMillis, startMillis + Math.round(slowest * 1e3));
         return new FleetTrial(trial, fastest, mean, slowest, bytesFromS3, s3Reads, cpuSeconds, cpuUtilisation,
                 saturated == null ? null : SingleCommand.round(saturated, 2), sha256Match, nodes, throughput,
-                joinSeconds, leaveSeconds, linkUse, uploadLinkUse);
+                joinSeconds, leaveSeconds, linkUse, uploadLinkUse, linkUseByNode, uploadLinkUseByNode);
     }
 
     /**
@@ -63,11 +67,18 @@ record FleetTrial(int trial, Double fastest, Double mean, Double slowest, long b
     FleetTrial withLinkUse(LinkUse download, LinkUse upload, long startMillis) {
         return new FleetTrial(trial, fastest, mean, slowest, bytesFromS3, s3Reads, cpuSeconds, cpuUtilisation,
                 cpuSaturatedSeconds, sha256Match, nodes, throughput, joinSeconds, leaveSeconds,
-                perSecond(download, startMillis), perSecond(upload, startMillis));
+                perSecond(download, startMillis), perSecond(upload, startMillis), byNode(download, startMillis),
+                byNode(upload, startMillis));
     }
 
     private List<Double> perSecond(LinkUse links, long startMillis) {
         List<Double> use = slowest == null ? null : links.perSecond(startMillis, startMillis + Math.round(slowest * 1e3));
+        return use == null ? null : List.copyOf(use);
+    }
+
+    private List<List<Double>> byNode(LinkUse links, long startMillis) {
+        List<List<Double>> use = slowest == null ? null
+                : links.perSecondByCounter(startMillis, startMillis + Math.round(slowest * 1e3));
         return use == null ? null : List.copyOf(use);
     }
 
@@ -99,6 +110,7 @@ record FleetTrial(int trial, Double fastest, Double mean, Double slowest, long b
                 done.isEmpty() ? null : SingleCommand.round(done.stream().mapToDouble(d -> d).average().orElseThrow(), 3),
                 slowest, s3, size == 0 ? 0 : SingleCommand.round((double) s3 / size, 3), SingleCommand.round(cpuSeconds, 2),
                 wall <= 0 ? 0 : SingleCommand.round(cpuSeconds / (wall * cores), 3), null,
-                all && staying.stream().allMatch(FleetNode::sha256Match), List.copyOf(nodes), null, null, null, null, null);
+                all && staying.stream().allMatch(FleetNode::sha256Match), List.copyOf(nodes), null, null, null, null, null, null,
+                null);
     }
 }

@@ -8,6 +8,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.ScheduledExecutorService;
+import java.util.function.ToLongFunction;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -18,8 +19,10 @@ import org.slf4j.LoggerFactory;
  * (docs/results.md, session 30). So this reads one counter per node (the host end of its veth: {@code tx_bytes} is
  * what the node downloaded, {@code rx_bytes} what it uploaded, from and to S3 and peers, headers included) every
  * {@link #INTERVAL} between {@link #start()} and {@link #stop()}, and tells, for each second of a window, the bytes
- * all nodes moved as a share of what their links carry at their shaped rate ({@code capacity}, wire bytes per
- * second). Where a counter cannot be read it tells nothing (null) and never fails the run.
+ * all nodes moved as a share of what their links carry at their shaped rate (the counters' {@code capacities}, wire
+ * bytes per second), and the same for each node over its own link ({@link #perSecondByCounter}: the node that
+ * finishes last is one whose link went short for some seconds, session 33). Where a counter cannot be read it tells
+ * nothing (null) and never fails the run.
  */
 final class LinkUse {
 
@@ -33,11 +36,21 @@ final class LinkUse {
         long read(Path counter) throws IOException;
     }
 
-    /** The counters' sum at {@code millis} (the clock's epoch milliseconds). */
-    record Reading(long millis, long bytes) {
+    /** The counters at {@code millis} (the clock's epoch milliseconds), in the order of the counters. */
+    record Reading(long millis, long[] bytes) {
+        long sum() {
+            long sum = 0;
+            for (long b : bytes) {
+                sum += b;
+            }
+            return sum;
+        }
     }
 
     private final List<Path> counters;
+    /** Each counter's link, wire bytes per second; not known where not positive. */
+    private final double[] capacities;
+    /** What the links carry together, or 0 where any link's capacity is not known. */
     private final double capacity;
     private final CounterReader reader;
     private final PeriodicReadings periodic;
@@ -46,25 +59,31 @@ final class LinkUse {
     private boolean unreadable;
 
     /** {@code counters} read as files on a daemon thread of its own, on the system clock. */
-    LinkUse(List<Path> counters, double capacity) {
-        this(counters, capacity, c -> Long.parseLong(Files.readString(c).trim()), PeriodicReadings.ownThread("link-use"),
-                Clock.systemUTC());
+    LinkUse(List<Path> counters, List<Double> capacities) {
+        this(counters, capacities, c -> Long.parseLong(Files.readString(c).trim()),
+                PeriodicReadings.ownThread("link-use"), Clock.systemUTC());
     }
 
     /**
-     * @param counters the byte counters to add up (one per node)
-     * @param capacity what the links carry together, bytes per second as the counters count them
+     * @param counters the byte counters (one per node)
+     * @param capacities what each counter's link carries, bytes per second as the counters count them (not known
+     *     where not positive)
      * @param scheduler runs the readings (not shut down here)
      */
-    LinkUse(List<Path> counters, double capacity, CounterReader reader, ScheduledExecutorService scheduler,
+    LinkUse(List<Path> counters, List<Double> capacities, CounterReader reader, ScheduledExecutorService scheduler,
             Clock clock) {
-        this(counters, capacity, reader, PeriodicReadings.on(scheduler), clock);
+        this(counters, capacities, reader, PeriodicReadings.on(scheduler), clock);
     }
 
-    private LinkUse(List<Path> counters, double capacity, CounterReader reader, PeriodicReadings periodic,
+    private LinkUse(List<Path> counters, List<Double> capacities, CounterReader reader, PeriodicReadings periodic,
             Clock clock) {
+        if (capacities.size() != counters.size()) {
+            throw new IllegalArgumentException(counters.size() + " counters but " + capacities.size() + " capacities");
+        }
         this.counters = List.copyOf(counters);
-        this.capacity = capacity;
+        this.capacities = capacities.stream().mapToDouble(Double::doubleValue).toArray();
+        boolean known = capacities.stream().allMatch(c -> c > 0);
+        this.capacity = known ? capacities.stream().mapToDouble(Double::doubleValue).sum() : 0;
         this.reader = reader;
         this.periodic = periodic;
         this.clock = clock;
@@ -87,10 +106,10 @@ final class LinkUse {
             return false;
         }
         long now = clock.millis();
-        long sum = 0;
+        long[] bytes = new long[counters.size()];
         try {
-            for (Path c : counters) {
-                sum += reader.read(c);
+            for (int i = 0; i < bytes.length; i++) {
+                bytes[i] = reader.read(counters.get(i));
             }
         } catch (IOException | RuntimeException e) {
             // A node's veth gone, or no such files (not Linux): no figure rather than part of one.
@@ -99,7 +118,7 @@ final class LinkUse {
             return false;
         }
         if (readings.isEmpty() || now > readings.get(readings.size() - 1).millis()) {
-            readings.add(new Reading(now, sum));
+            readings.add(new Reading(now, bytes));
         }
         return true;
     }
@@ -113,28 +132,49 @@ final class LinkUse {
         if (unreadable || capacity <= 0 || readings.size() < 2) {
             return null;
         }
+        return perSecond(fromMillis, toMillis, Reading::sum, capacity);
+    }
+
+    /**
+     * {@link #perSecond} for each counter alone, over its own link's capacity, in the order of the counters: the
+     * second by second of each node. Null where a counter could not be read or a link's capacity is not known.
+     */
+    synchronized List<List<Double>> perSecondByCounter(long fromMillis, long toMillis) {
+        if (unreadable || capacity <= 0 || readings.size() < 2) {
+            return null;
+        }
+        List<List<Double>> byCounter = new ArrayList<>();
+        for (int i = 0; i < capacities.length; i++) {
+            int counter = i;
+            byCounter.add(perSecond(fromMillis, toMillis, r -> r.bytes()[counter], capacities[i]));
+        }
+        return byCounter;
+    }
+
+    private List<Double> perSecond(long fromMillis, long toMillis, ToLongFunction<Reading> bytes, double of) {
         long last = readings.get(readings.size() - 1).millis();
         List<Double> shares = new ArrayList<>();
         for (long s = fromMillis; s < toMillis && s + 1000 <= last; s += 1000) {
-            double bytes = bytesAt(s + 1000) - bytesAt(s);
-            shares.add(SingleCommand.round(bytes / capacity, 2));
+            double moved = bytesAt(s + 1000, bytes) - bytesAt(s, bytes);
+            shares.add(SingleCommand.round(moved / of, 2));
         }
-        return shares;
+        return List.copyOf(shares);
     }
 
-    /** The counters' sum at {@code millis}, interpolated between the readings around it (the first before them). */
-    private double bytesAt(long millis) {
+    /** {@code bytes} of the readings at {@code millis}, interpolated between the readings around it (the first before them). */
+    private double bytesAt(long millis, ToLongFunction<Reading> bytes) {
         Reading before = readings.get(0);
         if (millis <= before.millis()) {
-            return before.bytes();
+            return bytes.applyAsLong(before);
         }
         for (Reading r : readings) {
             if (r.millis() >= millis) {
-                return before.bytes() + (double) (r.bytes() - before.bytes()) * (millis - before.millis())
+                long b = bytes.applyAsLong(before);
+                return b + (double) (bytes.applyAsLong(r) - b) * (millis - before.millis())
                         / (r.millis() - before.millis());
             }
             before = r;
         }
-        return before.bytes();
+        return bytes.applyAsLong(before);
     }
 }

@@ -174,9 +174,11 @@ final class NetnsFleet implements FleetCommand.FleetLevel {
         for (int i = 0; i < spec.nodes(); i++) {
             counters.add(counter.apply(i));
         }
-        boolean shaped = spec.links().stream().allMatch(l -> rate.applyAsLong(l) > 0);
-        double capacity = shaped ? spec.links().stream().mapToLong(rate).sum() * Namespaces.WIRE_OVERHEAD : 0;
-        return new LinkUse(counters, capacity);
+        List<Double> capacities = new ArrayList<>();
+        for (FleetLink l : spec.links()) {
+            capacities.add(rate.applyAsLong(l) * Namespaces.WIRE_OVERHEAD); // not shaped: 0, not known
+        }
+        return new LinkUse(counters, capacities);
     }
 
     /** The trial's start signal was given at {@code epochMillis} (by a contender that gives its own). */

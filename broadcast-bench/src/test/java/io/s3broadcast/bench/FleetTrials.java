@@ -19,7 +19,8 @@ final class FleetTrials {
         FleetTrial t = of(slowest, utilisation);
         return new FleetTrial(t.trial(), t.fastest(), t.mean(), t.slowest(), t.bytesFromS3(), t.s3Reads(),
                 t.cpuSeconds(), t.cpuUtilisation(), saturatedSeconds, t.sha256Match(), t.nodes(), t.throughput(),
-                t.joinSeconds(), t.leaveSeconds(), t.linkUse(), t.uploadLinkUse());
+                t.joinSeconds(), t.leaveSeconds(), t.linkUse(), t.uploadLinkUse(), t.linkUseByNode(),
+                t.uploadLinkUseByNode());
     }
 
     static FleetNode node(int node, Double seconds) {

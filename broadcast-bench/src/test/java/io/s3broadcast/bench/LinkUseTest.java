@@ -14,8 +14,8 @@ import java.util.Map;
 import org.junit.jupiter.api.Test;
 
 /**
- * {@link LinkUse} on fake counters and fake time: two nodes whose links carry 1,000 bytes per second together, read
- * every 250 ms from time 0.
+ * {@link LinkUse} on fake counters and fake time: two nodes whose links carry 400 and 600 bytes per second, 1,000
+ * together, read every 250 ms from time 0.
  */
 class LinkUseTest {
 
@@ -27,7 +27,7 @@ class LinkUseTest {
     private final Map<Path, Long> counters = new HashMap<>(Map.of(A, 5_000L, B, 7_000L));
 
     private LinkUse links() {
-        return new LinkUse(List.of(A, B), 1_000, c -> {
+        return new LinkUse(List.of(A, B), List.of(400.0, 600.0), c -> {
             Long v = counters.get(c);
             if (v == null) {
                 throw new NoSuchFileException(c.toString());
@@ -84,13 +84,30 @@ class LinkUseTest {
         assertThat(time.scheduled()).isEmpty();
 
         counters.put(B, 0L);
-        LinkUse unshaped = new LinkUse(List.of(A, B), -1, c -> counters.get(c), time, time.clock()).start();
+        LinkUse unshaped = new LinkUse(List.of(A, B), List.of(500.0, 0.0), c -> counters.get(c), time, time.clock())
+                .start();
         download(125, 125);
         download(125, 125);
         download(125, 125);
         download(125, 125);
         unshaped.stop();
         assertThat(unshaped.perSecond(2_000, 3_000)).isNull();
+        assertThat(unshaped.perSecondByCounter(2_000, 3_000)).isNull();
+    }
+
+    @Test
+    void eachNodeAloneIsWhatItMovedOverItsOwnLinksCapacity() {
+        LinkUse links = links(); // A's link carries 400 bytes per second, B's 600
+        for (int i = 0; i < 4; i++) {
+            download(100, 50); // A full, B a third
+        }
+        for (int i = 0; i < 4; i++) {
+            download(50, 150); // A half, B full
+        }
+        links.stop();
+
+        assertThat(links.perSecondByCounter(0, 2_000)).containsExactly(List.of(1.0, 0.5), List.of(0.33, 1.0));
+        assertThat(links.perSecond(0, 2_000)).containsExactly(0.6, 0.8);
     }
 
     @Test
@@ -101,7 +118,8 @@ class LinkUseTest {
             download(i < 4 ? 0 : 125, i < 4 ? 25 : 125);
         }
         downloads.stop();
-        LinkUse uploads = new LinkUse(List.of(A, B), 2_000, counters::get, time, time.clock()); // never started
+        LinkUse uploads = new LinkUse(List.of(A, B), List.of(1_000.0, 1_000.0), counters::get, time, time.clock());
+        // never started
         FleetTrial withUse = trial.withLinkUse(downloads, uploads, 0);
 
         assertThat(withUse.linkUse()).containsExactly(0.1, 1.0, 1.0, 1.0, 1.0, 1.0, 1.0, 1.0);
