@@ -37,7 +37,8 @@ public final class RegistryConfig {
             throw new IllegalArgumentException("manifestShards must be 1 to 1024, was " + b.manifestShards);
         }
         this.manifestShards = b.manifestShards;
-        if (staleAfter.compareTo(heartbeatInterval.multipliedBy(2)) < 0) {
+        // plus, not multipliedBy(2), which initialises BigDecimal (~20 ms of a fresh JVM's CPU)
+        if (staleAfter.compareTo(heartbeatInterval.plus(heartbeatInterval)) < 0) {
             throw new IllegalArgumentException("staleAfter (" + staleAfter + ") must be at least twice heartbeatInterval ("
                     + heartbeatInterval + "), or live nodes would look stale");
         }

@@ -126,7 +126,7 @@ final class SimNode {
         // As ChokeSchedulerBuilder.configure(ClusterConfig) sets it.
         this.choke = ChokeScheduler.builder().ticker(events.ticker()).policy(config.chokePolicy())
                 .slots(config.unchokeSlots()).interval(config.chokeInterval()).minFlipInterval(config.chokeInterval())
-                .rateWindow(config.chokeInterval().multipliedBy(2))
+                .rateWindow(config.chokeInterval().plus(config.chokeInterval()))
                 .random(new Random(Simulation.mix(config.seed(), index, 3)))
                 .piecesHeld(() -> pieceCount - requests.missing()).build();
         this.s3Random = new Random(Simulation.mix(config.seed(), index, 4));
