@@ -188,7 +188,9 @@ record Settings(
                 chokePolicy,
                 c.duration("requestQueueTime").orElse(DEFAULT_REQUEST_QUEUE_TIME),
                 b.overlayPeers != null ? b.overlayPeers
-                        : c.positiveInt("overlayPeers").orElse(ClusterConfig.DEFAULT_OVERLAY_PEERS));
+                        : c.positiveInt("overlayPeers").orElse(ClusterConfig.DEFAULT_OVERLAY_PEERS),
+                c.parsed("catchUpShare", "a fraction in (0, 1], 1 for no pacing", Settings::parseShare)
+                        .orElse(ClusterConfig.DEFAULT_CATCH_UP_SHARE));
         SourceConfig source = new SourceConfig(b.client, endpoint, region, b.credentials, pathStyle, httpClient,
                 connections, rangeSize, maxAttempts, initialBackoff, maxBackoff, stallTimeout, firstByteTimeout, headTimeout);
         List<FetchListener> listeners = new ArrayList<>(b.listeners);
@@ -289,6 +291,15 @@ record Settings(
     }
 
     /** {@code host:port}, {@code [v6]:port} or {@code :port} (all interfaces). */
+    /** A fraction in (0, 1]. */
+    static double parseShare(String text) {
+        double share = Double.parseDouble(text);
+        if (!(share > 0 && share <= 1)) {
+            throw new IllegalArgumentException(share + " is outside (0, 1]");
+        }
+        return share;
+    }
+
     static InetSocketAddress parseHostPort(String text) {
         int colon = text.lastIndexOf(':');
         if (colon < 0) {

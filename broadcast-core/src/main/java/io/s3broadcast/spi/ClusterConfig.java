@@ -32,6 +32,9 @@ import java.util.Objects;
  *     (the pipeline depth, within {@code maxRequestsPerPeer}); zero for a fixed {@code maxRequestsPerPeer}
  * @param overlayPeers the peers this node keeps (its overlay): it dials members until it has this many, and
  *     accepts a few more ({@link #acceptPeers()}); a group of at most {@code overlayPeers + 1} nodes is a full mesh
+ * @param catchUpShare while this node holds fewer pieces than its peers' median (by more than 1/64 of them), its
+ *     uploads go at this fraction of the highest rate they reached, so the acknowledgements of its downloads do not
+ *     queue behind them; 1 for no pacing
  */
 public record ClusterConfig(
         String registry,
@@ -51,10 +54,13 @@ public record ClusterConfig(
         Ticker ticker,
         String chokePolicy,
         Duration requestQueueTime,
-        int overlayPeers) {
+        int overlayPeers,
+        double catchUpShare) {
 
     /** The default {@code overlayPeers}: the cooperative choker's 15 + 1 unchoke slots (docs/scale.md). */
     public static final int DEFAULT_OVERLAY_PEERS = 16;
+    /** The default {@code catchUpShare} (docs/results.md, session 34). */
+    public static final double DEFAULT_CATCH_UP_SHARE = 0.9;
 
     /** Choking policy names (see {@code chokePolicy}). */
     public static final String COOPERATIVE = "cooperative";
@@ -77,20 +83,23 @@ public record ClusterConfig(
         if (overlayPeers <= 0) {
             throw new IllegalArgumentException("overlayPeers must be > 0, was " + overlayPeers);
         }
+        if (!(catchUpShare > 0 && catchUpShare <= 1)) {
+            throw new IllegalArgumentException("catchUpShare must be in (0, 1] (1: no pacing), was " + catchUpShare);
+        }
         if (expectedNodes < 0 || workSize <= 0 || unchokeSlots <= 0 || maxRequestsPerPeer <= 0) {
             throw new IllegalArgumentException("expectedNodes >= 0, workSize, unchokeSlots and maxRequestsPerPeer > 0 needed: "
                     + expectedNodes + ", " + workSize + ", " + unchokeSlots + ", " + maxRequestsPerPeer);
         }
     }
 
-    /** These settings with the default {@link #DEFAULT_OVERLAY_PEERS}. */
+    /** These settings with the default {@link #DEFAULT_OVERLAY_PEERS} and {@link #DEFAULT_CATCH_UP_SHARE}. */
     public ClusterConfig(String registry, String nodeId, InetSocketAddress listen, String advertisedHost,
             String groupName, int expectedNodes, Duration expectTimeout, int workSize, Duration linger,
             Duration chokeInterval, int unchokeSlots, int maxRequestsPerPeer, PeerSecurity security, PeerLimits limits,
             Ticker ticker, String chokePolicy, Duration requestQueueTime) {
         this(registry, nodeId, listen, advertisedHost, groupName, expectedNodes, expectTimeout, workSize, linger,
                 chokeInterval, unchokeSlots, maxRequestsPerPeer, security, limits, ticker, chokePolicy, requestQueueTime,
-                DEFAULT_OVERLAY_PEERS);
+                DEFAULT_OVERLAY_PEERS, DEFAULT_CATCH_UP_SHARE);
     }
 
     /**
@@ -107,7 +116,7 @@ public record ClusterConfig(
     public ClusterConfig withOverlayPeers(int peers) {
         return new ClusterConfig(registry, nodeId, listen, advertisedHost, groupName, expectedNodes, expectTimeout,
                 workSize, linger, chokeInterval, unchokeSlots, maxRequestsPerPeer, security, limits, ticker, chokePolicy,
-                requestQueueTime, peers);
+                requestQueueTime, peers, catchUpShare);
     }
 
     /**
@@ -120,6 +129,6 @@ public record ClusterConfig(
             Ticker ticker) {
         this(registry, nodeId, listen, advertisedHost, groupName, expectedNodes, expectTimeout, workSize, linger,
                 chokeInterval, unchokeSlots, maxRequestsPerPeer, security, limits, ticker, TIT_FOR_TAT, Duration.ZERO,
-                DEFAULT_OVERLAY_PEERS);
+                DEFAULT_OVERLAY_PEERS, DEFAULT_CATCH_UP_SHARE);
     }
 }

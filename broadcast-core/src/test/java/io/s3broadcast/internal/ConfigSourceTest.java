@@ -87,6 +87,18 @@ class ConfigSourceTest {
     }
 
     @Test
+    void theCatchUpShareIsAFractionDefaultingToNineTenths() {
+        assertThat(Settings.resolve(new BroadcastBuilder().config(new ConfigSource(Map.of(), Map.of()))).cluster()
+                .catchUpShare()).isEqualTo(0.9);
+        assertThat(Settings.resolve(new BroadcastBuilder().config(new ConfigSource(
+                Map.of("s3broadcast.catchUpShare", "1"), Map.of()))).cluster().catchUpShare()).isEqualTo(1.0);
+        BroadcastBuilder zero = new BroadcastBuilder().config(new ConfigSource(
+                Map.of("s3broadcast.catchUpShare", "0"), Map.of()));
+        assertThatThrownBy(() -> Settings.resolve(zero)).hasMessageContaining("s3broadcast.catchUpShare")
+                .hasMessageContaining("a fraction in (0, 1], 1 for no pacing");
+    }
+
+    @Test
     void theHttpClientIsAutoUnlessSet() {
         assertThat(Settings.resolve(new BroadcastBuilder().config(new ConfigSource(Map.of(), Map.of()))).source()
                 .httpClient()).isEqualTo("auto");

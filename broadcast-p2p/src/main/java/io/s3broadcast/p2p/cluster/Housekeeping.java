@@ -8,9 +8,10 @@ import java.util.concurrent.TimeUnit;
 /**
  * The run's tick, every {@value #PERIOD_MILLIS} ms on its loop: what is checked again as time passes rather than on
  * an event. A closing run checks nothing; a leaving one only whether it may go ({@link Leaving}); otherwise members
- * that never connected expire ({@link Membership}) and the overlay fills up ({@link Dialer}); then a complete node
- * checks whether its linger is over ({@link Linger}), and a node still fetching opens phase 2 when due ({@link
- * PhaseGate}), expires unanswered requests ({@link PieceExchange}) and applies the orphan rule ({@link OrphanRule}).
+ * that never connected expire ({@link Membership}), the overlay fills up ({@link Dialer}) and the uploads are paced
+ * or not ({@link CatchUp}); then a complete node checks whether its linger is over ({@link Linger}), and a node still
+ * fetching opens phase 2 when due ({@link PhaseGate}), expires unanswered requests ({@link PieceExchange}) and
+ * applies the orphan rule ({@link OrphanRule}).
  * A tick that comes {@link #STALL_NANOS} or more after the one before (of the injected ticker's time) means the
  * loop did not run meanwhile (a GC pause, a starved process): the checks hear how long first ({@link
  * Checks#loopStalled}), before anything that arrived meanwhile has been handled.
@@ -52,6 +53,9 @@ final class Housekeeping {
 
         /** {@link OrphanRule#check}. */
         void checkOrphans();
+
+        /** {@link CatchUp#tick}. */
+        void paceUploads();
 
         /** The loop did not run for {@code nanos} beyond a tick's period ({@link OrphanRule#loopStalled}). */
         void loopStalled(long nanos);
@@ -97,6 +101,7 @@ final class Housekeeping {
         }
         c.expireMembers();
         c.fillOverlay();
+        c.paceUploads();
         if (run.isComplete()) {
             run.checkLingerEnd();
             return;

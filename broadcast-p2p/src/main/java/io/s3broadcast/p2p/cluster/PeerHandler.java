@@ -46,6 +46,8 @@ final class PeerHandler extends ChannelInboundHandlerAdapter implements PeerLink
     final ArrayDeque<Integer> queued = new ArrayDeque<>();
     /** Whether a piece is being written to the peer (one at a time); on the channel's loop only. */
     boolean writing;
+    /** Whether the next piece waits for the run's {@link UploadPacer}; on the channel's loop only. */
+    boolean paced;
     /** The connection's socket send buffer; on the channel's loop only. */
     final SendBuffer sendBuffer = new SendBuffer();
     /** Bytes per second served to the peer at most, or null for no limit; on the channel's loop only. */

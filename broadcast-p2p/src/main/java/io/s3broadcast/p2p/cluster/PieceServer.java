@@ -8,6 +8,8 @@ import io.s3broadcast.p2p.protocol.Reject;
 import io.s3broadcast.spi.PieceStore;
 import java.util.Set;
 import java.util.concurrent.Executor;
+import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.TimeUnit;
 import java.util.function.BooleanSupplier;
 import java.util.function.Predicate;
 import org.slf4j.Logger;
@@ -26,7 +28,8 @@ import org.slf4j.LoggerFactory;
  * requests that queued behind the pieces going the other way reached the peer 0.3 s late (median; 0.8 s at the
  * 90th percentile) and the link idled while they travelled (docs/bench.md, "Where piece exchange loses link
  * time"). A queued request is checked again when its turn comes (rejected if the peer is choked by then), and a
- * {@code CANCEL} takes it out of the queue with a {@code REJECT}.
+ * {@code CANCEL} takes it out of the queue with a {@code REJECT}. Each piece passes the run's {@link UploadPacer} on
+ * its way: while the pacer holds it back, the connection's next piece waits on its loop, the messages do not.
  *
  * <p>A request from a peer this node chokes is decided once more after the run's loop has handled the messages
  * that came before it: a peer sends its first requests right behind its {@code INTERESTED} ({@link PieceExchange}),
@@ -50,6 +53,7 @@ final class PieceServer {
     private final BooleanSupplier closing;
     private final Ticker ticker;
     private final Executor runLoop;
+    private final UploadPacer pacer;
 
     /**
      * @param banned peers not served (thread-safe)
@@ -58,10 +62,11 @@ final class PieceServer {
      * @param closing whether the run is closing (thread-safe)
      * @param ticker the clock of the connections' send buffer sizing ({@link SendBuffer})
      * @param runLoop the run's loop, where the peers' other messages are handled in order
+     * @param pacer the gate each piece passes on its way into a socket (thread-safe)
      */
     PieceServer(PieceStore store, PieceServing serving, ChokeScheduler choke, Predicate<String> banned,
             Set<Integer> quarantine, Set<String> exchangedWith, int maxRequestsPerPeer, BooleanSupplier closing,
-            Ticker ticker, Executor runLoop) {
+            Ticker ticker, Executor runLoop, UploadPacer pacer) {
         this.store = store;
         this.serving = serving;
         this.choke = choke;
@@ -72,6 +77,7 @@ final class PieceServer {
         this.closing = closing;
         this.ticker = ticker;
         this.runLoop = runLoop;
+        this.pacer = pacer;
     }
 
     /** Serves {@code piece} to {@code h}'s peer, on the connection's loop. */
@@ -153,18 +159,30 @@ final class PieceServer {
         }
     }
 
-    /** Writes the next queued piece unless one is being written: the piece, or a {@code REJECT} if it may no longer go. */
+    /**
+     * Writes the next queued piece unless one is being written or waits for the pacer: the piece, or a {@code REJECT}
+     * if it may no longer go.
+     */
     private void writeQueued(PeerHandler h) {
         String id = h.peerId;
         boolean wrote = false;
-        while (!h.writing && !h.queued.isEmpty()) {
-            int piece = h.queued.poll();
-            wrote = true;
+        while (!h.writing && !h.paced && !h.queued.isEmpty()) {
+            int piece = h.queued.peek();
             if (!mayGo(id, piece)) {
+                h.queued.poll();
+                wrote = true;
                 h.serving--;
                 h.ctx.write(new Reject(piece), h.ctx.voidPromise());
                 continue;
             }
+            int length = store.layout().length(piece);
+            long wait = pacer.delayNanos(length);
+            if (wait > 0) {
+                paceNext(h, wait);
+                break;
+            }
+            h.queued.poll();
+            wrote = true;
             ChannelFuture f = serving.write(h.ctx, store, piece);
             if (f.isDone() && !f.isSuccess()) {
                 h.serving--;
@@ -172,7 +190,6 @@ final class PieceServer {
                 continue;
             }
             h.writing = true;
-            int length = store.layout().length(piece);
             long started = ticker.read();
             f.addListener(done -> {
                 h.writing = false;
@@ -199,6 +216,19 @@ final class PieceServer {
         }
         if (wrote) {
             h.ctx.flush();
+        }
+    }
+
+    /** The pacer holds {@code h}'s next piece back for {@code nanos}: asked again then, on the connection's loop. */
+    private void paceNext(PeerHandler h, long nanos) {
+        h.paced = true;
+        try {
+            h.ctx.executor().schedule(() -> {
+                h.paced = false;
+                writeQueued(h);
+            }, nanos, TimeUnit.NANOSECONDS);
+        } catch (RejectedExecutionException e) {
+            LOG.debug("not serving {} more: its connection's loop is shut down", h.peerId);
         }
     }
 }

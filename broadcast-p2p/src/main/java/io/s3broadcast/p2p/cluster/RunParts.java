@@ -64,10 +64,14 @@ final class RunParts implements Housekeeping.Checks {
     final PeerGreeting greeting;
     final PieceStored stored;
     final Connections connections;
+    final UploadPacer pacer;
+    final CatchUp catchUp;
+    private final Map<String, Peer> peers;
 
     RunParts(NodeRun run, PeerCluster cluster, ClusterTask task, EventLoop loop, Map<String, Peer> peers,
             Set<String> exchangedWith) {
         ClusterConfig config = cluster.config();
+        this.peers = peers;
         PieceStore store = task.store();
         int pieceCount = store.layout().pieceCount();
         PieceServing serving = cluster.serving();
@@ -132,8 +136,10 @@ final class RunParts implements Housekeeping.Checks {
         chokeDriver = new ChokeDriver(choke, peers, loop, config.unchokeSlots());
         linger = new Linger(peers, loop, config.linger(), membership::anyPending, run::finish);
         channels = new PeerChannels(loop, cluster.tls(), run::pipeline, cluster.peerChannelHandler());
+        pacer = new UploadPacer(config.ticker());
+        catchUp = new CatchUp(pacer, config.ticker(), config.catchUpShare(), pieceCount, config.nodeId());
         server = new PieceServer(store, serving, choke, banned::contains, disputes.quarantine(), exchangedWith,
-                config.maxRequestsPerPeer(), run::closing, config.ticker(), run::execute);
+                config.maxRequestsPerPeer(), run::closing, config.ticker(), run::execute, pacer);
         dialer = new Dialer(run::self, membership, peers, banned::contains, loop,
                 (node, failed) -> channels.dial(node, handler(node))
                         .addListener((ChannelFutureListener) f -> {
@@ -189,6 +195,16 @@ final class RunParts implements Housekeeping.Checks {
     @Override
     public void checkOrphans() {
         orphans.check();
+    }
+
+    @Override
+    public void paceUploads() {
+        int[] held = new int[peers.size()];
+        int i = 0;
+        for (Peer p : peers.values()) {
+            held[i++] = p.has.cardinality();
+        }
+        catchUp.tick(requests.held().cardinality(), held, requests.held().isComplete());
     }
 
     @Override

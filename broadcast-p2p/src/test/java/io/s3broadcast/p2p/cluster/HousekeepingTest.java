@@ -77,6 +77,11 @@ class HousekeepingTest {
         }
 
         @Override
+        public void paceUploads() {
+            calls.add("pace");
+        }
+
+        @Override
         public void loopStalled(long nanos) {
             calls.add("stalled " + Duration.ofNanos(nanos).toMillis());
         }
@@ -93,8 +98,8 @@ class HousekeepingTest {
         housekeeping.start();
         time.advance(Duration.ofMillis(Housekeeping.PERIOD_MILLIS - 1));
         assertThat(calls).isEmpty();
-        assertThat(tick()).containsExactly("members", "overlay", "phase2", "requests", "orphans");
-        assertThat(tick()).hasSize(5);
+        assertThat(tick()).containsExactly("members", "overlay", "pace", "phase2", "requests", "orphans");
+        assertThat(tick()).hasSize(6);
     }
 
     @Test
@@ -102,17 +107,17 @@ class HousekeepingTest {
         housekeeping.start();
         tick();
         stalled = Duration.ofMillis(4 * Housekeeping.PERIOD_MILLIS - 1).toNanos();
-        assertThat(tick()).as("just under five periods: late, not stalled").hasSize(5);
+        assertThat(tick()).as("just under five periods: late, not stalled").hasSize(6);
         stalled += Duration.ofMillis(4_000).toNanos();
-        assertThat(tick()).containsExactly("stalled 4000", "members", "overlay", "phase2", "requests", "orphans");
-        assertThat(tick()).as("on time again").hasSize(5);
+        assertThat(tick()).containsExactly("stalled 4000", "members", "overlay", "pace", "phase2", "requests", "orphans");
+        assertThat(tick()).as("on time again").hasSize(6);
     }
 
     @Test
     void aCompleteNodeKeepsItsOverlayAndWatchesItsLinger() {
         housekeeping.start();
         complete = true;
-        assertThat(tick()).containsExactly("members", "overlay", "linger");
+        assertThat(tick()).containsExactly("members", "overlay", "pace", "linger");
     }
 
     @Test

@@ -16,10 +16,12 @@ import io.s3broadcast.spi.PieceLayout;
 import io.s3broadcast.spi.PieceStore;
 import io.s3broadcast.testkit.time.ManualScheduler;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
@@ -33,6 +35,7 @@ class PieceServerTest {
     Path dir;
 
     private final ManualScheduler time = new ManualScheduler();
+    private final UploadPacer pacer = new UploadPacer(time.ticker());
     private final ChokeScheduler choke = ChokeScheduler.builder().ticker(time.ticker()).slots(2).build();
     private final Set<String> banned = ConcurrentHashMap.newKeySet();
     private final Set<Integer> quarantine = ConcurrentHashMap.newKeySet();
@@ -75,7 +78,7 @@ class PieceServerTest {
         store.completePiece(0, 0);
         store.completePiece(1, 0);
         server = new PieceServer(store, recording, choke, banned::contains, quarantine, exchangedWith, 2, closing::get,
-                time.ticker(), runLoop::add);
+                time.ticker(), runLoop::add, pacer);
         handler = new PeerHandler(null, null, io.s3broadcast.spi.PeerLimits.defaults());
         channel = new EmbeddedChannel(handler);
         handler.peerId = "b";
@@ -223,5 +226,44 @@ class PieceServerTest {
         assertEquals(List.of(1), written);
         assertEquals(0, handler.serving);
         assertTrue(handler.queued.isEmpty());
+    }
+
+    @Test
+    void aPieceThePacerHoldsBackWaitsOnTheConnectionsLoopWhileOtherMessagesGo() {
+        channel.freezeTime();
+        pacer.rate(1000); // a piece (1,000 bytes) a second
+        assertNull(answer(1), "the first goes at once");
+        assertNull(answer(0));
+        assertEquals(List.of(1), written, "the second waits for the pacer");
+        assertTrue(handler.paced);
+        assertEquals(new Reject(2), answer(2), "a request is still answered at once");
+
+        time.advance(Duration.ofMillis(999));
+        channel.advanceTimeBy(999, TimeUnit.MILLISECONDS);
+        channel.runScheduledPendingTasks();
+        assertEquals(List.of(1), written, "not a second yet");
+        time.advance(Duration.ofMillis(1));
+        channel.advanceTimeBy(1, TimeUnit.MILLISECONDS);
+        channel.runScheduledPendingTasks();
+        assertEquals(List.of(1, 0), written);
+        assertFalse(handler.paced);
+        assertEquals(0, handler.serving);
+        assertEquals(2000, pacer.taken());
+    }
+
+    @Test
+    void aCancelledPieceThatWaitedForThePacerIsNotWrittenWhenItsTurnComes() {
+        channel.freezeTime();
+        pacer.rate(1000);
+        assertNull(answer(1));
+        assertNull(answer(0));
+        server.cancel(handler, 0);
+        assertEquals(new Reject(0), channel.readOutbound());
+        time.advance(Duration.ofSeconds(1));
+        channel.advanceTimeBy(1, TimeUnit.SECONDS);
+        channel.runScheduledPendingTasks();
+        assertEquals(List.of(1), written);
+        assertEquals(0, handler.serving);
+        assertNull(channel.readOutbound());
     }
 }

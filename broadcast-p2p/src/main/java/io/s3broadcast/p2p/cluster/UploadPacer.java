@@ -1,0 +1,68 @@
+package io.s3broadcast.p2p.cluster;
+
+import com.google.common.base.Ticker;
+
+/**
+ * The gate every piece a run serves passes on its way into a socket: counts the bytes, and while a rate is set
+ * ({@link CatchUp} sets one on a node behind its peers) lets them through at that rate, all of the run's
+ * connections together. A piece either goes now or is told how long to wait; pieces are taken whole, so a
+ * piece larger than {@link #BURST_NANOS} of the rate goes once the time its bytes took before has passed.
+ *
+ * <p>A virtual clock, not a bucket: each piece taken moves {@code nextFree} on by its bytes over the rate, and a piece
+ * may go once {@code nextFree} is not in the future; {@code nextFree} is kept at most {@link #BURST_NANOS} behind
+ * now, the most an idle gate lets through at once. Thread-safe: the connections' loops ask, the run's loop sets the
+ * rate; time is the injected ticker's.
+ */
+final class UploadPacer {
+
+    /** The most time a paced gate lets pass at once after it was idle: this long of the rate. */
+    static final long BURST_NANOS = 50_000_000L;
+
+    private final Ticker ticker;
+    // guarded by this
+    private double bytesPerNano;
+    private long nextFree;
+    private long taken;
+
+    UploadPacer(Ticker ticker) {
+        this.ticker = ticker;
+    }
+
+    /**
+     * Lets {@code bytes} of a piece through, or not: 0 when they may go now (then they are counted and taken), else
+     * the nanoseconds to wait before asking again (nothing taken).
+     */
+    synchronized long delayNanos(long bytes) {
+        if (bytesPerNano > 0) {
+            long now = ticker.read();
+            if (nextFree - now > 0) {
+                return nextFree - now;
+            }
+            nextFree = Math.max(nextFree, now - BURST_NANOS) + (long) Math.ceil(bytes / bytesPerNano);
+        }
+        taken += bytes;
+        return 0;
+    }
+
+    /** Paces the pieces at {@code bytesPerSecond} from now on; 0 lets them through as they come. */
+    synchronized void rate(double bytesPerSecond) {
+        if (!(bytesPerSecond >= 0) || Double.isInfinite(bytesPerSecond)) {
+            throw new IllegalArgumentException("bytesPerSecond must be >= 0 and finite, was " + bytesPerSecond);
+        }
+        double next = bytesPerSecond / 1e9;
+        if (next > 0 && bytesPerNano == 0) {
+            nextFree = ticker.read(); // paced from now: nothing owed from before
+        }
+        bytesPerNano = next;
+    }
+
+    /** The rate pieces are paced at, bytes per second; 0 when they are not. */
+    synchronized double rate() {
+        return bytesPerNano * 1e9;
+    }
+
+    /** Bytes of pieces let through so far. */
+    synchronized long taken() {
+        return taken;
+    }
+}
