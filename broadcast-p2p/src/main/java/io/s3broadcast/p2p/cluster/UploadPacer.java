@@ -5,8 +5,9 @@ import com.google.common.base.Ticker;
 /**
  * The gate every piece a run serves passes on its way into a socket: counts the bytes, and while a rate is set
  * ({@link CatchUp} sets one on a node behind its peers) lets them through at that rate, all of the run's
- * connections together. A piece either goes now or is told how long to wait; pieces are taken whole, so a
- * piece larger than {@link #BURST_NANOS} of the rate goes once the time its bytes took before has passed.
+ * connections together. A piece either goes now or is told how long to wait. Pieces are taken whole: one larger
+ * than {@link #BURST_NANOS} of the rate still goes at once when the gate is free, and the pieces after it wait for
+ * its bytes' time.
  *
  * <p>A virtual clock, not a bucket: each piece taken moves {@code nextFree} on by its bytes over the rate, and a piece
  * may go once {@code nextFree} is not in the future; {@code nextFree} is kept at most {@link #BURST_NANOS} behind
