@@ -63,11 +63,12 @@ final class CatchUp {
      */
     void tick(int mine, int[] peers, boolean complete) {
         measure();
-        boolean behind = share < 1 && !complete && peers.length >= 2 && peak > 0 && mine < median(peers) - margin;
+        int median = peers.length > 0 ? median(peers) : 0;
+        boolean behind = share < 1 && !complete && peers.length >= 2 && peak > 0 && mine < median - margin;
         double rate = behind ? share * peak : 0;
-        if ((rate > 0) != (pacer.rate() > 0) && LOG.isDebugEnabled()) {
+        if ((rate > 0) != (pacer.rate() > 0)) {
             LOG.debug(rate > 0 ? "{}: {} pieces, the peers' median {}: uploads paced at {} B/s ({} of their peak)"
-                    : "{}: {} pieces, the peers' median {}: uploads no longer paced", name, mine, median(peers),
+                    : "{}: {} pieces, the peers' median {}: uploads no longer paced", name, mine, median,
                     Math.round(rate), share);
         }
         if (behind || pacer.rate() > 0) {

@@ -73,6 +73,10 @@ class CatchUpTest {
         assertThat(pacer.rate()).isZero();
         catchUp.tick(0, new int[] {200}, false);
         assertThat(pacer.rate()).as("one peer has no median to be behind").isZero();
+        upload(3, 5_000_000, 0, 200, 200);
+        assertThat(pacer.rate()).isEqualTo(4_500_000);
+        catchUp.tick(0, new int[0], false);
+        assertThat(pacer.rate()).as("every peer gone").isZero();
 
         UploadPacer other = new UploadPacer(time.ticker());
         CatchUp off = new CatchUp(other, time.ticker(), 1, PIECES, "node");
