@@ -4,6 +4,8 @@ import com.google.common.base.Ticker;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * The run's tick, every {@value #PERIOD_MILLIS} ms on its loop: what is checked again as time passes rather than on
@@ -14,10 +16,12 @@ import java.util.concurrent.TimeUnit;
  * applies the orphan rule ({@link OrphanRule}).
  * A tick that comes {@link #STALL_NANOS} or more after the one before (of the injected ticker's time) means the
  * loop did not run meanwhile (a GC pause, a starved process): the checks hear how long first ({@link
- * Checks#loopStalled}), before anything that arrived meanwhile has been handled.
+ * Checks#loopStalled}), before anything that arrived meanwhile has been handled. A check that throws fails the run
+ * (a periodic task that throws is not run again: the run would go on with none of these checks).
  */
 final class Housekeeping {
 
+    private static final Logger LOG = LoggerFactory.getLogger(Housekeeping.class);
     static final long PERIOD_MILLIS = 100;
     /** A gap between two ticks this long or longer is a stall of the loop: five periods. */
     static final long STALL_NANOS = TimeUnit.MILLISECONDS.toNanos(5 * PERIOD_MILLIS);
@@ -35,6 +39,9 @@ final class Housekeeping {
 
         /** Complete: ends the linger if every peer is done or it lasted long enough. */
         void checkLingerEnd();
+
+        /** A check threw {@code error}: the run fails. */
+        void fail(Throwable error);
     }
 
     /** The components' checks the tick calls ({@link RunParts} in a run). */
@@ -76,7 +83,17 @@ final class Housekeeping {
     }
 
     void start() {
-        timer = loop.scheduleAtFixedRate(this::tick, PERIOD_MILLIS, PERIOD_MILLIS, TimeUnit.MILLISECONDS);
+        timer = loop.scheduleAtFixedRate(this::guardedTick, PERIOD_MILLIS, PERIOD_MILLIS, TimeUnit.MILLISECONDS);
+    }
+
+    private void guardedTick() {
+        try {
+            tick();
+        } catch (RuntimeException | Error e) {
+            LOG.error("a check of the run's tick failed", e);
+            stop();
+            run.fail(e);
+        }
     }
 
     void stop() {

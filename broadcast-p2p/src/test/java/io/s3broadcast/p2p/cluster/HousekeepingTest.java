@@ -17,6 +17,8 @@ class HousekeepingTest {
     private boolean closing;
     private boolean leaving;
     private boolean complete;
+    /** What the orphan rule throws when it runs, if anything. */
+    private RuntimeException orphansThrow;
     /** Ticker time beyond the scheduler's: a stall of the loop, which runs its tick late. */
     private long stalled;
     private final Ticker ticker = new Ticker() {
@@ -50,6 +52,11 @@ class HousekeepingTest {
         public void checkLingerEnd() {
             calls.add("linger");
         }
+
+        @Override
+        public void fail(Throwable error) {
+            calls.add("failed: " + error.getMessage());
+        }
     }, new Housekeeping.Checks() {
         @Override
         public void expireMembers() {
@@ -74,6 +81,9 @@ class HousekeepingTest {
         @Override
         public void checkOrphans() {
             calls.add("orphans");
+            if (orphansThrow != null) {
+                throw orphansThrow;
+            }
         }
 
         @Override
@@ -136,5 +146,14 @@ class HousekeepingTest {
         housekeeping.stop();
         assertThat(tick()).isEmpty();
         assertThat(time.scheduled()).isEmpty();
+    }
+
+    @Test
+    void aCheckThatThrowsFailsTheRunAndTheTickStops() {
+        housekeeping.start();
+        orphansThrow = new IllegalStateException("broken");
+        assertThat(tick()).containsExactly("members", "overlay", "pace", "phase2", "requests", "orphans",
+                "failed: broken");
+        assertThat(tick()).as("a failed run's tick does not come again").isEmpty();
     }
 }
