@@ -67,6 +67,7 @@ final class RunParts implements Housekeeping.Checks {
     final UploadPacer pacer;
     final CatchUp catchUp;
     private final Map<String, Peer> peers;
+    private final int pieceCount;
 
     RunParts(NodeRun run, PeerCluster cluster, ClusterTask task, EventLoop loop, Map<String, Peer> peers,
             Set<String> exchangedWith) {
@@ -74,6 +75,7 @@ final class RunParts implements Housekeeping.Checks {
         this.peers = peers;
         PieceStore store = task.store();
         int pieceCount = store.layout().pieceCount();
+        this.pieceCount = pieceCount;
         PieceServing serving = cluster.serving();
         // First-hand digests: this node's own S3 reads and what peers vouched for.
         Vouches vouches = new Vouches(pieceCount);
@@ -204,7 +206,9 @@ final class RunParts implements Housekeeping.Checks {
         for (Peer p : peers.values()) {
             held[i++] = p.has.cardinality();
         }
-        catchUp.tick(requests.held().cardinality(), held, requests.held().isComplete());
+        // missing(), not held(): held() copies the bitfield piece by piece, on the run's loop every tick.
+        int missing = requests.missing();
+        catchUp.tick(pieceCount - missing, held, missing == 0);
     }
 
     @Override
