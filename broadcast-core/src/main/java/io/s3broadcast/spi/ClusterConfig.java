@@ -32,10 +32,9 @@ import java.util.Objects;
  *     (the pipeline depth, within {@code maxRequestsPerPeer}); zero for a fixed {@code maxRequestsPerPeer}
  * @param overlayPeers the peers this node keeps (its overlay): it dials members until it has this many, and
  *     accepts a few more ({@link #acceptPeers()}); a group of at most {@code overlayPeers + 1} nodes is a full mesh
- * @param catchUpShare while this node holds fewer pieces than its peers' median (by more than 1/64 of them) and
- *     takes pieces in more slowly than it did (under 0.9 of its highest rate), its uploads go at this fraction of
- *     the highest rate they reached, so the acknowledgements of its downloads do not queue behind them; 1 for no
- *     pacing
+ * @param catchUpShare while this node holds fewer pieces than its peers' median (by more than 1/64 of them), its
+ *     uploads go at this fraction of the highest rate they reached, so the acknowledgements of its downloads do not
+ *     queue behind them; 1 for no pacing
  */
 public record ClusterConfig(
         String registry,
