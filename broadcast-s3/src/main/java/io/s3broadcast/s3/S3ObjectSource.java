@@ -52,7 +52,10 @@ final class S3ObjectSource implements ObjectSource {
     private final Set<CompletableFuture<?>> running = ConcurrentHashMap.newKeySet();
     private volatile boolean closed;
 
-    /** Builds a client from {@code config} unless it carries one, and a daemon timer thread. */
+    /**
+     * Builds a client from {@code config} unless it carries one, and a daemon timer thread, which then pays the
+     * first request's one-time costs ({@link FirstRequestCosts}) while the caller goes on.
+     */
     static S3ObjectSource create(SourceConfig config) {
         ScheduledThreadPoolExecutor timer = new ScheduledThreadPoolExecutor(1, r -> {
             Thread t = new Thread(r, "s3broadcast-s3-timer");
@@ -69,8 +72,10 @@ final class S3ObjectSource implements ObjectSource {
                 client = built.client();
                 owned = built.closer();
             }
-            return new S3ObjectSource(client, owned, config, timer, true, Ticker.systemTicker(),
+            S3ObjectSource source = new S3ObjectSource(client, owned, config, timer, true, Ticker.systemTicker(),
                     () -> ThreadLocalRandom.current().nextDouble(), WRITE_BUFFER);
+            timer.execute(FirstRequestCosts::pay);
+            return source;
         } catch (RuntimeException | Error e) {
             timer.shutdownNow();
             throw e;
