@@ -10,8 +10,8 @@ import javax.crypto.Mac;
  * its HEAD and reading the answer, on the first fetch's critical path: the JCA providers the request signer's
  * first {@code Mac} loads, and the locale data that parsing the first {@code Last-Modified} header loads (the SDK
  * reads it as {@code EEE, dd MMM yyyy HH:mm:ss} in {@code Locale.US}, whose day and month names come from that
- * data). They cost a fleet's node JVM about 9 and 14 ms of CPU after its start (docs/results.md, session 34); here
- * they are paid once per JVM, in the caller's {@code build()}.
+ * data). They cost a fleet's node JVM about 9 and 14 ms of CPU after its start (docs/results.md, session 34); a
+ * source pays them on its timer thread as it is made, beside whatever the caller does next (session 35).
  */
 final class FirstRequestCosts {
 
