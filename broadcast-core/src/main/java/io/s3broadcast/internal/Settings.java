@@ -290,7 +290,6 @@ record Settings(
         }
     }
 
-    /** {@code host:port}, {@code [v6]:port} or {@code :port} (all interfaces). */
     /** A fraction in (0, 1]. */
     static double parseShare(String text) {
         double share = Double.parseDouble(text);
@@ -300,6 +299,7 @@ record Settings(
         return share;
     }
 
+    /** {@code host:port}, {@code [v6]:port} or {@code :port} (all interfaces). */
     static InetSocketAddress parseHostPort(String text) {
         int colon = text.lastIndexOf(':');
         if (colon < 0) {
