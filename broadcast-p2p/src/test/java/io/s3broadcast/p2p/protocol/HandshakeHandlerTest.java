@@ -10,6 +10,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import io.netty.buffer.ByteBuf;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInboundHandlerAdapter;
+import io.netty.channel.DefaultChannelId;
 import io.netty.channel.embedded.EmbeddedChannel;
 import io.netty.util.ReferenceCountUtil;
 import io.s3broadcast.spi.PieceLayout;
@@ -88,7 +89,17 @@ class HandshakeHandlerTest {
     }
 
     private EmbeddedChannel channel(PeerPipeline.Builder b, Recorder recorder, PeerPipeline.Side side) {
-        EmbeddedChannel ch = new EmbeddedChannel(b.exchangeHandler(() -> recorder).build().initializer(side));
+        // Registered only once time is frozen: the handshake's timeout is scheduled as the channel goes active, and
+        // on a busy machine the embedded loop's real clock would otherwise run on between that and the test's
+        // advances (CI saw the timeout fire 1 ms early).
+        EmbeddedChannel ch = new EmbeddedChannel(DefaultChannelId.newInstance(), false, false,
+                b.exchangeHandler(() -> recorder).build().initializer(side));
+        ch.freezeTime();
+        try {
+            ch.register();
+        } catch (Exception e) {
+            throw new AssertionError(e);
+        }
         channels.add(ch);
         return ch;
     }

@@ -148,6 +148,7 @@ class PipelineFuzzTest {
         EmbeddedChannel ch = new EmbeddedChannel(DefaultChannelId.newInstance(), false, false,
                 pipeline.initializer(side));
         ch.config().setAllocator(allocator);
+        ch.freezeTime(); // the handshake's timeout runs on fake time only
         ch.register();
         Sink sink = (Sink) ch.pipeline().get(PeerPipeline.EXCHANGE);
         ByteBuf outbound = Unpooled.buffer();
