@@ -35,7 +35,8 @@ public record Membership(List<NodeInfo> members, int expected, boolean timedOut)
      * With {@code expected == 0} (no count given) it completes at once with the current members.
      *
      * <p>Time is the scheduler's: the timeout is one task on {@code scheduler}, so a test can drive it with a
-     * manual scheduler. Never throws; cancelling the returned future stops the wait. Members that leave
+     * manual scheduler. Never throws; cancelling the returned future stops the wait. By the time the future
+     * completes, the wait's registry listener is closed and its timer cancelled. Members that leave
      * during the wait stop counting: the count is always {@link NodeRegistry#members()}.
      *
      * @param registry a started registry
@@ -46,52 +47,115 @@ public record Membership(List<NodeInfo> members, int expected, boolean timedOut)
         Objects.requireNonNull(registry, "registry");
         Objects.requireNonNull(timeout, "timeout");
         Objects.requireNonNull(scheduler, "scheduler");
-        CompletableFuture<Membership> result = new CompletableFuture<>();
+        MemberWait wait = new MemberWait();
         if (expected < 0) {
-            result.completeExceptionally(new IllegalArgumentException("expected must be >= 0, was " + expected));
-            return result;
+            wait.result.completeExceptionally(new IllegalArgumentException("expected must be >= 0, was " + expected));
+            return wait.result;
         }
         if (expected == 0) {
-            result.complete(new Membership(registry.members(), 0, false));
-            return result;
+            wait.result.complete(new Membership(registry.members(), 0, false));
+            return wait.result;
         }
         Runnable check = () -> {
             List<NodeInfo> now = registry.members();
             if (now.size() >= expected) {
-                result.complete(new Membership(now, expected, false));
+                wait.finish(new Membership(now, expected, false));
             }
         };
-        NodeRegistry.Watch watch;
         try {
-            watch = registry.watch(new MembershipListener() {
+            wait.watching(registry.watch(new MembershipListener() {
                 @Override
                 public void joined(NodeInfo node) {
                     check.run();
                 }
-            });
+            }));
             check.run();
         } catch (RuntimeException e) {
-            result.completeExceptionally(e);
-            return result;
+            wait.fail(e);
+            return wait.result;
         }
-        ScheduledFuture<?> timer = null;
-        if (!result.isDone()) {
+        if (!wait.result.isDone()) {
             try {
-                timer = scheduler.schedule(() -> {
+                wait.timing(scheduler.schedule(() -> {
                     List<NodeInfo> now = registry.members();
-                    result.complete(new Membership(now, expected, now.size() < expected));
-                }, Math.max(0, timeout.toNanos()), TimeUnit.NANOSECONDS);
+                    wait.finish(new Membership(now, expected, now.size() < expected));
+                }, Math.max(0, timeout.toNanos()), TimeUnit.NANOSECONDS));
             } catch (RuntimeException e) {
-                result.completeExceptionally(e);
+                wait.fail(e);
             }
         }
-        ScheduledFuture<?> scheduled = timer;
-        result.whenComplete((membership, failure) -> {
-            watch.close();
-            if (scheduled != null) {
-                scheduled.cancel(false);
+        // Cancelled by the caller: released after the fact, in the caller's thread.
+        wait.result.whenComplete((membership, failure) -> wait.release());
+        return wait.result;
+    }
+
+    /**
+     * One {@link #awaitMembers} wait: its watch and timer are released before its result completes, so whoever sees
+     * the result sees no timer left on its scheduler and no listener left on the registry.
+     */
+    private static final class MemberWait {
+        final CompletableFuture<Membership> result = new CompletableFuture<>();
+        private NodeRegistry.Watch watch;
+        private ScheduledFuture<?> timer;
+        private boolean released;
+
+        /** Releases the watch and timer, then completes with {@code membership} (unless already completed). */
+        void finish(Membership membership) {
+            release();
+            result.complete(membership);
+        }
+
+        void fail(RuntimeException e) {
+            release();
+            result.completeExceptionally(e);
+        }
+
+        /** The registry's watch; closed at once should the wait be over already (a listener hears current members). */
+        void watching(NodeRegistry.Watch w) {
+            if (!hold(w, null)) {
+                w.close();
             }
-        });
-        return result;
+        }
+
+        void timing(ScheduledFuture<?> t) {
+            if (!hold(null, t)) {
+                t.cancel(false);
+            }
+        }
+
+        private synchronized boolean hold(NodeRegistry.Watch w, ScheduledFuture<?> t) {
+            if (released) {
+                return false;
+            }
+            if (w != null) {
+                watch = w;
+            }
+            if (t != null) {
+                timer = t;
+            }
+            return true;
+        }
+
+        /** Closes the watch and cancels the timer; idempotent. */
+        void release() {
+            NodeRegistry.Watch w;
+            ScheduledFuture<?> t;
+            synchronized (this) {
+                if (released) {
+                    return;
+                }
+                released = true;
+                w = watch;
+                t = timer;
+                watch = null;
+                timer = null;
+            }
+            if (w != null) {
+                w.close();
+            }
+            if (t != null) {
+                t.cancel(false);
+            }
+        }
     }
 }

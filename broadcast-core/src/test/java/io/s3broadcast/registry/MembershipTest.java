@@ -31,6 +31,20 @@ class MembershipTest {
     }
 
     @Test
+    void whoeverSeesTheResultSeesTheTimerGone() {
+        registry.start();
+        registry.register(A);
+        CompletableFuture<Membership> wait = registry.awaitMembers(2, TIMEOUT, time);
+        // A caller's own stage runs before stages the wait added earlier (a future runs its last-added first): it
+        // must still find the timer cancelled, as a caller on another thread returning from get() would.
+        java.util.List<Object> seen = new java.util.ArrayList<>();
+        wait.whenComplete((m, e) -> seen.add(java.util.List.copyOf(time.scheduled())));
+        registry.join(B);
+        assertThat(wait).isCompleted();
+        assertThat(seen).containsExactly(java.util.List.of());
+    }
+
+    @Test
     void startsWithWhoeverIsThereAtTheTimeout() {
         registry.start();
         registry.register(A);
