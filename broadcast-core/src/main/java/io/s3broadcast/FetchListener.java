@@ -40,11 +40,17 @@ public interface FetchListener {
     default void peerDisconnected(String nodeId) {
     }
 
-    /** The object is at its path, verified. */
+    /**
+     * The object is at its path, verified. Called before the fetch's future completes: a caller returning from
+     * {@code join()} has seen it.
+     */
     default void fetchComplete(CompletedFetch result) {
     }
 
-    /** The fetch failed or was cancelled; nothing is at the destination path. */
+    /**
+     * The fetch failed or was cancelled; nothing is at the destination path. Called before the fetch's future
+     * completes, except when the caller cancels that future itself: then just after, in the caller's thread.
+     */
     default void fetchFailed(Throwable cause) {
     }
 }

@@ -28,6 +28,7 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.Executor;
 import java.util.concurrent.ExecutionException;
+import java.util.concurrent.atomic.AtomicBoolean;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -49,6 +50,8 @@ final class NodeFetch implements FetchHandle {
     private final Executor executor;
     private final ProgressTracker tracker;
     private final CompletableFuture<CompletedFetch> result = new CompletableFuture<>();
+    /** Set by whoever tells the listeners how the fetch ended: they hear it once, before the result completes. */
+    private final AtomicBoolean told = new AtomicBoolean();
     private final Strategy strategy;
     /** Runs the cluster strategies: being made while the HEAD is out; null when none is on the classpath. */
     private final CompletableFuture<ClusterStrategy> clusterStarting;
@@ -77,10 +80,13 @@ final class NodeFetch implements FetchHandle {
         this.executor = executor;
         this.tracker = tracker;
         this.strategy = request.strategy().orElse(settings.strategy());
+        // A caller's own cancellation: cleaned up and told in the caller's thread, just after it.
         result.whenComplete((r, e) -> {
             if (e != null) {
                 cleanUp(e);
-                tracker.failed(e);
+                if (told.compareAndSet(false, true)) {
+                    tracker.failed(e);
+                }
             }
         });
     }
@@ -140,8 +146,12 @@ final class NodeFetch implements FetchHandle {
                 .whenComplete((done, error) -> {
                     if (error != null) {
                         fail(error);
-                    } else if (result.complete(done)) {
-                        tracker.completed(done);
+                    } else {
+                        // Listeners (metrics, a batch) first: a caller returning from join() has seen them told.
+                        if (!result.isDone() && told.compareAndSet(false, true)) {
+                            tracker.completed(done);
+                        }
+                        result.complete(done);
                     }
                 });
     }
@@ -165,14 +175,18 @@ final class NodeFetch implements FetchHandle {
     }
 
     /**
-     * Fails the fetch. What it wrote is cleaned up first, so a caller that sees the failure finds nothing left
-     * behind that is not meant to stay (a caller's own cancellation is cleaned up just after it).
+     * Fails the fetch. What it wrote is cleaned up and the listeners are told first, so a caller that sees the
+     * failure finds nothing left behind that is not meant to stay (a caller's own cancellation is cleaned up just
+     * after it).
      */
     void fail(Throwable error) {
         Throwable cause = unwrap(error);
         try {
             if (!result.isDone()) {
                 cleanUp(cause);
+                if (told.compareAndSet(false, true)) {
+                    tracker.failed(cause);
+                }
             }
         } finally {
             result.completeExceptionally(cause); // a future always completes, even if cleaning up threw

@@ -8,6 +8,7 @@ import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import io.s3broadcast.Broadcast;
 import io.s3broadcast.BroadcastException;
 import io.s3broadcast.CompletedFetch;
+import io.s3broadcast.FetchListener;
 import io.s3broadcast.Strategy;
 import io.s3broadcast.testkit.RealS3;
 import io.s3broadcast.testkit.S3Fixture;
@@ -17,8 +18,10 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.attribute.FileTime;
 import java.time.Instant;
+import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletionException;
+import java.util.concurrent.CopyOnWriteArrayList;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import software.amazon.awssdk.core.sync.RequestBody;
@@ -126,6 +129,30 @@ class FetchApiIT {
             assertThat(registry.get("s3broadcast.fetch").tag("outcome", "fetched").timer().count()).isEqualTo(1);
         } finally {
             Metrics.removeRegistry(registry);
+        }
+    }
+
+    @Test
+    void aCallerReturningFromJoinHasSeenTheListenersTold(S3Fixture s3) {
+        StoredObject object = s3.putRandom(s3.key("told.bin"), 300_000, 9);
+        List<String> told = new CopyOnWriteArrayList<>();
+        FetchListener listener = new FetchListener() {
+            @Override
+            public void fetchComplete(CompletedFetch result) {
+                told.add("complete " + result.key());
+            }
+
+            @Override
+            public void fetchFailed(Throwable cause) {
+                told.add("failed " + cause.getClass().getSimpleName());
+            }
+        };
+        try (Broadcast b = s3.broadcastBuilder().destinationDirectory(dir).addListener(listener).build()) {
+            b.fetch(r -> r.bucket(object.bucket()).key(object.key())).join();
+            assertThat(told).containsExactly("complete " + object.key());
+            assertThatThrownBy(() -> b.fetch(r -> r.bucket(s3.bucket()).key(s3.key("absent"))).join())
+                    .isInstanceOf(CompletionException.class);
+            assertThat(told).containsExactly("complete " + object.key(), "failed ObjectNotFound");
         }
     }
 
