@@ -11,7 +11,8 @@ import java.util.concurrent.TimeUnit;
  * Watches one in-flight GET and gives up on it when its response has not begun within the first-byte
  * timeout of the request, or when, once begun, no byte arrived for the stall timeout. One timer at a time:
  * it fires at the earliest moment the request could have stalled, and re-arms for the rest when bytes came
- * meanwhile, so progress costs two volatile writes per chunk.
+ * meanwhile, so progress costs two volatile writes per chunk (and, on the first byte, an earlier timer when the stall
+ * timeout is the shorter).
  */
 final class StallWatchdog {
 
@@ -60,6 +61,10 @@ final class StallWatchdog {
         lastProgress = ticker.read();
         if (!responded) {
             responded = true;
+            if (stallNanos < firstByteNanos) {
+                // The timer waits for the first-byte timeout; a stall from here on must be seen sooner.
+                arm(stallNanos);
+            }
         }
     }
 
@@ -72,8 +77,12 @@ final class StallWatchdog {
         }
     }
 
+    /** Replaces the timer (from {@link #check()}, the one running now; from the first byte, the pending one). */
     private synchronized void arm(long delayNanos) {
         if (!stopped) {
+            if (timer != null) {
+                timer.cancel(false);
+            }
             timer = scheduler.schedule(this::check, delayNanos, TimeUnit.NANOSECONDS);
         }
     }

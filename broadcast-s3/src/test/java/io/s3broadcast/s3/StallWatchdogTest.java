@@ -70,6 +70,21 @@ class StallWatchdogTest {
     }
 
     @Test
+    void aStallRightAfterTheFirstByteIsSeenAtTheStallTimeoutEvenWhenTheFirstByteTimeoutIsLonger() {
+        StallWatchdog w = watchdog(Duration.ofSeconds(30), Duration.ofSeconds(3));
+        w.start();
+        scheduler.advance(Duration.ofMillis(100));
+        w.progress();
+        assertThat(scheduler.delays()).hasSize(1);
+        scheduler.advance(Duration.ofMillis(2_999));
+        assertThat(stalls).isEmpty();
+        scheduler.advance(Duration.ofMillis(1));
+        assertThat(stalls).containsExactly(Duration.ofSeconds(3));
+        assertThat(beforeFirstByte).containsExactly(false);
+        assertThat(scheduler.delays()).isEmpty();
+    }
+
+    @Test
     void onceBytesCameTheStallTimeoutApplies() {
         StallWatchdog w = watchdog(Duration.ofSeconds(3), Duration.ofSeconds(10));
         w.start();
