@@ -64,6 +64,13 @@ class S3ObjectSourceIT {
 
     static final int PIECE = 1 << 20;
     static final long RANGE = 4L << 20;
+    /** The timeouts not under test: a healthy request on a loaded machine never meets them. */
+    static final Duration GENEROUS = Duration.ofSeconds(30);
+    /**
+     * A timeout under test that healthy requests (the retry, the other ranges) must beat as well: a sub-second one
+     * can be missed by a slow server or a GC pause on a loaded machine, adding retries. Costs one wait per test.
+     */
+    static final Duration UNDER_TEST = Duration.ofSeconds(3);
 
     @TempDir
     Path dir;
@@ -276,19 +283,23 @@ class S3ObjectSourceIT {
         StoredObject object = s3.putRandom(s3.key("stall.bin"), (8L << 20) + 1, 11);
         FaultProxy proxy = proxy(s3);
         Rule stall = proxy.add(Rule.forGets().range("bytes=4194304-8388607").inject(Fault.stallAfter(64 << 10)));
-        ObjectSource source = source(s3, config(s3, httpClient, proxy.endpoint(), 2, 3, Duration.ofMillis(750)));
+        ObjectSource source = source(s3, timeouts(s3, httpClient, proxy.endpoint(), 3, UNDER_TEST, GENEROUS,
+                GENEROUS));
         ObjectInfo info = source.head(s3.bucket(), object.key()).get(1, TimeUnit.MINUTES);
         Counting listener = new Counting();
         assertThat(sha256(fetchAll(source, info, listener))).isEqualTo(object.sha256());
         assertThat(stall.injected()).isEqualTo(1);
-        assertThat(listener.retries).containsExactly(new PieceRun(4, 8));
+        // The faulted range was retried and no other was; not how often (a slow retry may be retried again).
+        assertThat(listener.retries).contains(new PieceRun(4, 8));
+        assertThat(listener.causes).allSatisfy(c -> assertThat(c).hasMessageContaining("bytes 4194304-8388607"));
         assertThat(listener.causes.get(0)).hasMessageContaining("stalled");
     }
 
-    SourceConfig timeouts(S3Fixture s3, String httpClient, URI endpoint, int maxAttempts, Duration firstByteTimeout,
-            Duration headTimeout) {
+    /** A config with the three timeouts apart: the one under test short, the others {@link #GENEROUS}. */
+    SourceConfig timeouts(S3Fixture s3, String httpClient, URI endpoint, int maxAttempts, Duration stallTimeout,
+            Duration firstByteTimeout, Duration headTimeout) {
         return new SourceConfig(null, endpoint, s3.region(), s3.credentialsProvider(), true, httpClient, 2, RANGE,
-                maxAttempts, Duration.ofMillis(10), Duration.ofMillis(200), Duration.ofSeconds(30), firstByteTimeout,
+                maxAttempts, Duration.ofMillis(10), Duration.ofMillis(200), stallTimeout, firstByteTimeout,
                 headTimeout);
     }
 
@@ -299,12 +310,13 @@ class S3ObjectSourceIT {
         StoredObject object = s3.putRandom(s3.key("head-stall.bin"), 1000, 12);
         FaultProxy proxy = proxy(s3);
         Rule stall = proxy.add(Rule.forHeads().inject(Fault.stallInHead(12)));
-        ObjectSource source = source(s3, timeouts(s3, httpClient, proxy.endpoint(), 3, Duration.ofSeconds(30),
-                Duration.ofMillis(500)));
+        ObjectSource source = source(s3, timeouts(s3, httpClient, proxy.endpoint(), 3, GENEROUS, GENEROUS,
+                UNDER_TEST));
         ObjectInfo info = source.head(s3.bucket(), object.key()).get(1, TimeUnit.MINUTES);
         assertThat(info.size()).isEqualTo(1000);
         assertThat(stall.injected()).isEqualTo(1);
-        assertThat(stall.matched()).isEqualTo(2);
+        // The stalled HEAD was retried; a slow retry may itself be retried, so at least 2.
+        assertThat(stall.matched()).isGreaterThanOrEqualTo(2);
     }
 
     @Test
@@ -312,7 +324,7 @@ class S3ObjectSourceIT {
         StoredObject object = s3.putRandom(s3.key("head-stalls.bin"), 1000, 13);
         FaultProxy proxy = proxy(s3);
         Rule stall = proxy.add(Rule.forHeads().always().inject(Fault.stallInHead(12)));
-        ObjectSource source = source(s3, timeouts(s3, "netty", proxy.endpoint(), 2, Duration.ofSeconds(30),
+        ObjectSource source = source(s3, timeouts(s3, "netty", proxy.endpoint(), 2, GENEROUS, GENEROUS,
                 Duration.ofMillis(300)));
         assertThatThrownBy(() -> source.head(s3.bucket(), object.key()).get(1, TimeUnit.MINUTES)).cause()
                 .isExactlyInstanceOf(BroadcastException.class)
@@ -329,15 +341,17 @@ class S3ObjectSourceIT {
         StoredObject object = s3.putRandom(s3.key("first-byte.bin"), (8L << 20) + 1, 14);
         FaultProxy proxy = proxy(s3);
         Rule stall = proxy.add(Rule.forGets().range("bytes=4194304-8388607").inject(Fault.stallInHead(0)));
-        ObjectSource source = source(s3, timeouts(s3, httpClient, proxy.endpoint(), 3, Duration.ofMillis(750),
-                Duration.ofSeconds(10)));
+        ObjectSource source = source(s3, timeouts(s3, httpClient, proxy.endpoint(), 3, GENEROUS, UNDER_TEST,
+                GENEROUS));
         ObjectInfo info = source.head(s3.bucket(), object.key()).get(1, TimeUnit.MINUTES);
         Counting listener = new Counting();
         assertThat(sha256(fetchAll(source, info, listener))).isEqualTo(object.sha256());
         assertThat(stall.injected()).isEqualTo(1);
-        assertThat(listener.retries).containsExactly(new PieceRun(4, 8));
+        // The faulted range was retried and no other was; not how often (a slow retry may be retried again).
+        assertThat(listener.retries).contains(new PieceRun(4, 8));
+        assertThat(listener.causes).allSatisfy(c -> assertThat(c).hasMessageContaining("bytes 4194304-8388607"));
         assertThat(listener.causes.get(0)).hasMessageContaining("stalled on attempt 1: no response")
-                .hasMessageContaining("firstByteTimeout 750 ms");
+                .hasMessageContaining("firstByteTimeout " + UNDER_TEST.toMillis() + " ms");
     }
 
     @Test

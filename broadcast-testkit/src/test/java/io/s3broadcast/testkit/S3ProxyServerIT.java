@@ -19,8 +19,9 @@ class S3ProxyServerIT {
     Path dataDir;
     S3Client client;
     try (S3ProxyServer server = S3ProxyServer.start()) {
-      // Target < 2 s; measured 0.5-1 s cold on the 2-core dev machine. The bound leaves room for a busy CI.
-      assertThat(Duration.ofNanos(System.nanoTime() - started)).isLessThan(Duration.ofSeconds(5));
+      // Target < 2 s; measured 0.5-1 s cold on the 2-core dev machine. The bound only catches a hang: a loaded
+      // 2-core CI running other JVMs can stretch a cold start well past the target.
+      assertThat(Duration.ofNanos(System.nanoTime() - started)).isLessThan(Duration.ofSeconds(30));
       assertThat(server.endpoint().getHost()).isEqualTo("127.0.0.1");
       dataDir = server.dataDir();
       S3Fixture s3 = S3Fixture.create(server, "standalone");

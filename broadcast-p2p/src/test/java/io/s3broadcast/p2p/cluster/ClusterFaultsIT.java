@@ -53,8 +53,11 @@ class ClusterFaultsIT {
                 nodes.get(i).run.completion().get(120, TimeUnit.SECONDS);
                 assertEquals(object.sha256(), Swarm.sha256(nodes.get(i).store.tempFile()), "SHA-256 on node " + i);
             }
-            assertEquals(Set.of("127.0.0.1:" + ports.get(0) + " banned " + liar,
-                    "127.0.0.1:" + ports.get(1) + " banned " + liar), bans);
+            // Banned by one honest node at least: one that caught the liar and repaired first may serve the other
+            // the liar's pieces before it asks the liar. Nobody else is banned.
+            assertFalse(bans.isEmpty(), "nobody banned the liar");
+            assertTrue(Set.of("127.0.0.1:" + ports.get(0) + " banned " + liar,
+                    "127.0.0.1:" + ports.get(1) + " banned " + liar).containsAll(bans), "bans: " + bans);
         } finally {
             for (EngineNode n : nodes) {
                 n.close();

@@ -273,13 +273,15 @@ final class ProxyConnection {
       CountingSink counted = new CountingSink(body);
       try {
         BodyCopier.copy(in, framing, counted);
+        // Recorded before the flush: a client that has read the last byte must find the request recorded.
+        // The throttling is done in write, so the body's time is complete here.
+        if (profiled) {
+          proxy.recordServed(new ServedRequest(source, draw[0], draw[1], counted.bytes,
+              proxy.clock().nanoTime() - bodyStart));
+        }
         clientOut.flush();
       } finally {
         clientOut.requestBucket(null);
-      }
-      if (profiled) {
-        proxy.recordServed(new ServedRequest(source, draw[0], draw[1], counted.bytes,
-            proxy.clock().nanoTime() - bodyStart));
       }
       boolean closeNow;
       synchronized (lock) {
@@ -484,12 +486,15 @@ final class ProxyConnection {
 
     @Override
     public void write(byte[] bytes, int offset, int length) throws IOException {
+      // Counted before the write (large writes bypass the buffer): an upstream that has read the bytes, and so
+      // a client that has its answer, must find them counted.
+      proxy.counters().bytesToUpstream.add(length);
       try {
         out.write(bytes, offset, length);
       } catch (IOException e) {
+        proxy.counters().bytesToUpstream.add(-length);
         throw new UpstreamWriteFailed(e);
       }
-      proxy.counters().bytesToUpstream.add(length);
     }
 
     @Override
