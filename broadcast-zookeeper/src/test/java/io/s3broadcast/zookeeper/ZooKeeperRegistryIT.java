@@ -19,6 +19,7 @@ import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import org.apache.curator.framework.CuratorFramework;
 import org.apache.curator.framework.CuratorFrameworkFactory;
+import org.apache.curator.framework.state.ConnectionState;
 import org.apache.curator.retry.RetryOneTime;
 import org.apache.curator.test.TestingServer;
 import org.apache.zookeeper.Watcher;
@@ -172,6 +173,18 @@ class ZooKeeperRegistryIT {
 
         CuratorFramework clientB = CuratorFrameworkFactory.newClient(server.getConnectString(), 10_000, 10_000, new RetryOneTime(100));
         open.add(clientB);
+        // b's znode is created again on RECONNECTED, after LOST, on this one listener thread: held until a has seen
+        // -b, or a's listing could find the new znode already there and report neither -b nor +b.
+        CountDownLatch seenLeaving = new CountDownLatch(1);
+        clientB.getConnectionStateListenable().addListener((c, state) -> {
+            if (state == ConnectionState.LOST || state == ConnectionState.RECONNECTED) {
+                try {
+                    seenLeaving.await(30, TimeUnit.SECONDS);
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                }
+            }
+        });
         clientB.start();
         ZooKeeperRegistry b = ZooKeeperRegistry.create(clientB, "/it/registry", config);
         open.add(b);
@@ -179,8 +192,12 @@ class ZooKeeperRegistryIT {
         b.register(B);
         events.expect("+b");
 
-        killSession(clientB);
-        events.expect("-b");
+        try {
+            killSession(clientB);
+            events.expect("-b");
+        } finally {
+            seenLeaving.countDown();
+        }
         events.expect("+b");
         assertThat(a.members()).containsExactly(A, B);
     }
@@ -254,17 +271,21 @@ class ZooKeeperRegistryIT {
     }
 
     /**
-     * Ends a client's session on the server, as a crash followed by the session timeout would: a second
-     * handle joins the session and closes it. The client then finds its session expired and starts a new one.
+     * Ends a client's session on the server, as a crash followed by the session timeout would: the client's handle
+     * is expired on the client first (it starts a new session and never reconnects to the old one, which could move
+     * the session back before the close below), then a second handle joins the old session and closes it.
      */
     private static void killSession(CuratorFramework client) throws Exception {
         ZooKeeper zk = client.getZookeeperClient().getZooKeeper();
+        long sessionId = zk.getSessionId();
+        byte[] password = zk.getSessionPasswd();
+        zk.getTestable().injectSessionExpiration();
         CountDownLatch connected = new CountDownLatch(1);
         ZooKeeper twin = new ZooKeeper(server.getConnectString(), 10_000, event -> {
             if (event.getState() == Watcher.Event.KeeperState.SyncConnected) {
                 connected.countDown();
             }
-        }, zk.getSessionId(), zk.getSessionPasswd());
+        }, sessionId, password);
         try {
             assertThat(connected.await(20, TimeUnit.SECONDS)).as("second handle joined the session").isTrue();
         } finally {

@@ -21,6 +21,7 @@ import io.s3broadcast.p2p.protocol.GiveWorkResponse;
 import io.s3broadcast.p2p.protocol.Goodbye;
 import io.s3broadcast.p2p.protocol.HandshakeCompleted;
 import io.s3broadcast.p2p.protocol.Have;
+import io.s3broadcast.p2p.protocol.KeepAlive;
 import io.s3broadcast.p2p.protocol.PeerMessage;
 import io.s3broadcast.p2p.protocol.PeerPipeline;
 import io.s3broadcast.p2p.protocol.Request;
@@ -61,23 +62,30 @@ class MisbehavingMemberIT {
     @TempDir
     Path dir;
 
-    /** A scripted peer: on authentication it sends what {@code script} returns, and records what it is told. */
+    /**
+     * A scripted peer: on authentication it sends what {@code script} returns (all but the first message held back
+     * until {@code release} completes), and records what it is told.
+     */
     private static final class Liar extends ChannelInboundHandlerAdapter {
         final Function<PieceLayout, List<PeerMessage>> script;
+        final CompletableFuture<Void> release;
         final CompletableFuture<Goodbye> goodbye = new CompletableFuture<>();
         final List<Integer> requested = new CopyOnWriteArrayList<>();
 
-        Liar(Function<PieceLayout, List<PeerMessage>> script) {
+        Liar(Function<PieceLayout, List<PeerMessage>> script, CompletableFuture<Void> release) {
             this.script = script;
+            this.release = release;
         }
 
         @Override
         public void userEventTriggered(ChannelHandlerContext ctx, Object evt) {
             if (evt instanceof HandshakeCompleted hc) {
-                for (PeerMessage m : script.apply(hc.layout())) {
-                    ctx.write(m);
-                }
-                ctx.flush();
+                List<PeerMessage> messages = script.apply(hc.layout());
+                ctx.writeAndFlush(messages.get(0));
+                release.thenRun(() -> ctx.executor().execute(() -> {
+                    messages.subList(1, messages.size()).forEach(ctx::write);
+                    ctx.flush();
+                }));
             }
         }
 
@@ -87,6 +95,8 @@ class MisbehavingMemberIT {
                 goodbye.complete(g);
             } else if (msg instanceof Request r) {
                 requested.add(r.piece()); // and never answered
+            } else if (msg instanceof KeepAlive) {
+                ctx.writeAndFlush(KeepAlive.INSTANCE); // not idle, however long it is held back
             }
             ReferenceCountUtil.release(msg);
         }
@@ -109,7 +119,9 @@ class MisbehavingMemberIT {
         PieceLayout layout = new PieceLayout(object.size(), PIECE_SIZE);
         int pieces = layout.pieceCount();
         List<Integer> ports = freePorts();
-        // The second member never comes, so the node waits for it a few seconds: time for the liars.
+        // The second member is the staller (liar 6): connected first, its BITFIELD sent and the rest held back until
+        // the other liars are done, it keeps the node incomplete, so serving, however slow the machine (an absent
+        // member was waited for only the connect grace, 5 s, which seven liars in turn could overrun when loaded).
         String registry = "static:127.0.0.1:" + ports.get(0) + ",127.0.0.1:" + ports.get(1);
         System.setProperty("s3broadcast.requestTimeout", "1s");
         Broadcast.Builder builder;
@@ -148,15 +160,19 @@ class MisbehavingMemberIT {
                     l -> List.of(BitfieldMessage.of(l.pieceCount(), p -> true), trueDigests(object, l, s3, group,
                                     NodeInfo.idFor("127.0.0.1", ports.get(1))),
                             new WorksLeft(0), Unchoke.INSTANCE));
+            int staller = scripts.size() - 1;
+            CompletableFuture<Void> releaseStaller = new CompletableFuture<>();
             for (int i = 0; i < scripts.size(); i++) {
-                Liar liar = new Liar(scripts.get(i));
-                liars.add(liar);
-                String id = i == scripts.size() - 1 ? NodeInfo.idFor("127.0.0.1", ports.get(1)) : "liar-" + i;
-                PeerPipeline pipeline = PeerPipeline.builder().group(group).nodeId(id).layout(layout)
-                        .secret(SECRET.getBytes(StandardCharsets.UTF_8)).exchangeHandler(() -> liar).build();
-                Channel ch = new Bootstrap().group(loops).channel(NioSocketChannel.class)
-                        .handler(pipeline.initializer(PeerPipeline.Side.DIALER))
-                        .connect("127.0.0.1", ports.get(0)).syncUninterruptibly().channel();
+                liars.add(new Liar(scripts.get(i), i == staller ? releaseStaller : CompletableFuture.completedFuture(null)));
+            }
+            Channel stallerChannel = connect(liars.get(staller), NodeInfo.idFor("127.0.0.1", ports.get(1)), group,
+                    layout, loops, ports.get(0));
+            for (int i = 0; i < scripts.size(); i++) {
+                Liar liar = liars.get(i);
+                Channel ch = i == staller ? stallerChannel : connect(liar, "liar-" + i, group, layout, loops, ports.get(0));
+                if (i == staller) {
+                    releaseStaller.complete(null);
+                }
                 Goodbye g = liar.goodbye.get(30, TimeUnit.SECONDS);
                 ch.close();
                 assertThat(g).as("liar %d", i).isNotNull();
@@ -172,6 +188,15 @@ class MisbehavingMemberIT {
         } finally {
             loops.shutdownGracefully(0, 1, TimeUnit.SECONDS);
         }
+    }
+
+    private static Channel connect(Liar liar, String id, String group, PieceLayout layout, NioEventLoopGroup loops,
+            int port) {
+        PeerPipeline pipeline = PeerPipeline.builder().group(group).nodeId(id).layout(layout)
+                .secret(SECRET.getBytes(StandardCharsets.UTF_8)).exchangeHandler(() -> liar).build();
+        return new Bootstrap().group(loops).channel(NioSocketChannel.class)
+                .handler(pipeline.initializer(PeerPipeline.Side.DIALER))
+                .connect("127.0.0.1", port).syncUninterruptibly().channel();
     }
 
     /** DIGESTS of every piece of {@code object}, as member {@code id} that read it from S3 would send them, signed. */

@@ -49,7 +49,7 @@ class RegistryRequestCountIT {
                 .overrideConfiguration(o -> o.addExecutionInterceptor(counter)).build());
         ManualScheduler scheduler = new ManualScheduler(Instant.now());
         RegistryConfig config = RegistryConfig.builder(GroupId.of("data", "model.bin", "\"n" + n + "\""))
-                .s3Client(client)
+                .s3Client(counter.heldUntilHandled(client))
                 .clock(scheduler.clock())
                 .scheduler(scheduler)
                 .build();
