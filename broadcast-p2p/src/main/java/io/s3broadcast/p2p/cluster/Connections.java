@@ -64,10 +64,7 @@ final class Connections implements GroupRouter.Target {
     /** Each message type to the component that handles it. */
     private MessageDispatch dispatch(ClusterTask task) {
         return new MessageDispatch()
-                .on(MessageType.PIECE, Piece.class, (p, piece) -> {
-                    c.exchange.pieceArrived(p);
-                    c.receiver.arrived(p, piece);
-                })
+                .on(MessageType.PIECE, Piece.class, c.receiver::arrived)
                 .on(MessageType.BITFIELD, BitfieldMessage.class, (p, bits) -> {
                     c.exchange.bitfield(p, bits);
                     c.handBack.peerHas(bits.toBitfield());

@@ -30,14 +30,7 @@ final class Peer {
     /** What the peer can have: its bitfield and HAVEs (all, after a checked DONE). */
     final Bitfield has;
     boolean bitfieldReceived;
-    /**
-     * Requests to this peer that timed out while it sent no piece at all: at {@link BanList#THRESHOLD} it is taken for
-     * a staller. A peer that sends pieces is slow, not stalling (counted regardless, honest peers behind congested
-     * links were dropped at N = 16 and 1 GiB, and the pieces only they held were read from S3 again).
-     */
     int requestTimeouts;
-    /** When the last {@code PIECE} came from this peer (ticker nanos), or {@link Long#MIN_VALUE} before the first. */
-    long lastPieceAt = Long.MIN_VALUE;
 
     Peer(String id, PeerLink link, int pieceCount) {
         this.id = id;

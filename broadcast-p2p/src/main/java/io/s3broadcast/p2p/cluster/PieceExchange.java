@@ -193,15 +193,9 @@ final class PieceExchange {
         }
     }
 
-    /** A {@code PIECE} came from {@code p} (asked for or not): it is sending, so not stalling. */
-    void pieceArrived(Peer p) {
-        p.lastPieceAt = ticker.read();
-    }
-
     /**
      * Requests unanswered for the request timeout are given up: requested elsewhere first (as after a
-     * {@code REJECT}); a {@code PIECE} that still comes is dropped. A peer that sent no piece for the whole timeout
-     * and left {@link BanList#THRESHOLD} requests unanswered so is dropped as a staller.
+     * {@code REJECT}); a {@code PIECE} that still comes is dropped. Logged once per peer.
      */
     void expireRequests() {
         long now = ticker.read();
@@ -217,21 +211,12 @@ final class PieceExchange {
             if (expired == null) {
                 continue;
             }
-            // Only a peer that sent no piece at all meanwhile counts towards a staller; one that sends is slow.
-            boolean silent = p.lastPieceAt == Long.MIN_VALUE || now - p.lastPieceAt >= timeout;
-            if (!silent) {
-                p.requestTimeouts = 0;
-                LOG.debug("{}: {} is slow: requests for pieces {} unanswered within {} ms go elsewhere", self.get(), p,
-                        expired, requestTimeout.toMillis());
-            } else if (p.requestTimeouts == 0) {
-                LOG.warn("{}: {} sent nothing and did not answer requests for pieces {} within {} ms; they are"
-                        + " requested elsewhere (logged once per peer and spell of silence)", self.get(), p, expired,
-                        requestTimeout.toMillis());
+            if (p.requestTimeouts == 0) {
+                LOG.warn("{}: {} did not answer requests for pieces {} within {} ms; they are requested elsewhere"
+                        + " (logged once per peer)", self.get(), p, expired, requestTimeout.toMillis());
             }
             for (int piece : expired) {
-                if (silent) {
-                    p.requestTimeouts++;
-                }
+                p.requestTimeouts++;
                 p.unask(piece);
                 requests.requestFailed(p.id, piece);
             }

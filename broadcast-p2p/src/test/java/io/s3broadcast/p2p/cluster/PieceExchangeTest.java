@@ -129,35 +129,6 @@ class PieceExchangeTest {
     }
 
     @Test
-    void aPeerThatSendsPiecesWhileSomeRequestsTimeOutIsSlowNotAStaller() {
-        exchange(3);
-        Peer a = peer("a", 0, 1, 2, 3);
-        exchange.unchoked(a);
-        for (int round = 0; round < 4; round++) {
-            time.advance(TIMEOUT.minusMillis(1));
-            exchange.pieceArrived(a); // another piece (or a late one) comes in, slowly
-            time.advance(Duration.ofMillis(1));
-            exchange.expireRequests();
-        }
-        assertEquals(List.of(), misbehaved);
-        assertEquals(0, a.requestTimeouts);
-    }
-
-    @Test
-    void aPeerSilentForTheWholeTimeoutCountsAgain() {
-        exchange(1);
-        Peer a = peer("a", 0, 1, 2, 3);
-        exchange.unchoked(a);
-        exchange.pieceArrived(a);
-        for (int i = 0; i < 3; i++) {
-            time.advance(TIMEOUT);
-            exchange.expireRequests();
-        }
-        assertEquals(List.of("a did not answer 3 piece requests within 1000 ms"), misbehaved,
-                "the piece before the first timeout is no answer to the ones after it");
-    }
-
-    @Test
     void aRejectedPieceIsAskedOfAnotherPeer() {
         exchange(1);
         Peer a = peer("a", 2);
