@@ -112,28 +112,24 @@ public record Membership(List<NodeInfo> members, int expected, boolean timedOut)
 
         /** The registry's watch; closed at once should the wait be over already (a listener hears current members). */
         void watching(NodeRegistry.Watch w) {
-            if (!hold(w, null)) {
-                w.close();
+            synchronized (this) {
+                if (!released) {
+                    watch = w;
+                    return;
+                }
             }
+            w.close();
         }
 
+        /** The timeout's task; cancelled at once should the wait be over already. */
         void timing(ScheduledFuture<?> t) {
-            if (!hold(null, t)) {
-                t.cancel(false);
+            synchronized (this) {
+                if (!released) {
+                    timer = t;
+                    return;
+                }
             }
-        }
-
-        private synchronized boolean hold(NodeRegistry.Watch w, ScheduledFuture<?> t) {
-            if (released) {
-                return false;
-            }
-            if (w != null) {
-                watch = w;
-            }
-            if (t != null) {
-                timer = t;
-            }
-            return true;
+            t.cancel(false);
         }
 
         /** Closes the watch and cancels the timer; idempotent. */
