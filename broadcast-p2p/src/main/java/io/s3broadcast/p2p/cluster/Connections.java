@@ -111,6 +111,8 @@ final class Connections implements GroupRouter.Target {
                         c.dialer.refused(p.id); // it has its overlay: dial someone else
                     } else if (g.reason() == Goodbye.Reason.NORMAL) {
                         leftTheRun(p, g.detail());
+                    } else if (g.reason() == Goodbye.Reason.MISBEHAVIOUR) {
+                        p.droppedSlow = true; // it is alive: what it holds reaches this node's other peers
                     }
                 });
     }
@@ -243,6 +245,9 @@ final class Connections implements GroupRouter.Target {
             return;
         }
         Peer p = peers.remove(id);
+        if (p.droppedSlow && !p.left && c.membership.isMember(id)) {
+            c.dropped.dropped(id, p.has);
+        }
         double rate = c.choke.rate(id);
         c.requests.peerLeft(id);
         c.phase1.peerLeft(id);

@@ -77,7 +77,8 @@ final class OrphanRule {
      * @param ownPhase1Over whether this node's own phase 1 is over: nothing left, fetching or asked for
      * @param have the pieces this node holds
      * @param accountedFor whether a piece this node lacks is no orphan: still to be fetched from S3 by this node,
-     *     under a check from S3, or held by a connected peer and vouched for (so it can be checked)
+     *     under a check from S3, held by a connected peer and vouched for (so it can be checked), or held by a
+     *     peer dropped for being slow a short while ago ({@link DroppedPeers})
      * @param workPieces pieces per work of this node's reads
      * @param take hands this node's part of the orphans to its S3 fetch
      */

@@ -31,6 +31,12 @@ final class Peer {
     final Bitfield has;
     boolean bitfieldReceived;
     int requestTimeouts;
+    /**
+     * The connection ends for being slow, not lying: this node dropped the peer for requests it left unanswered, or
+     * the peer dropped this node so ({@code GOODBYE(MISBEHAVIOUR)}). Its pieces go on counting for a while
+     * ({@link DroppedPeers}).
+     */
+    boolean droppedSlow;
 
     Peer(String id, PeerLink link, int pieceCount) {
         this.id = id;

@@ -223,7 +223,8 @@ final class PieceExchange {
             any = true;
             if (p.requestTimeouts >= BanList.THRESHOLD) {
                 // A peer that claims pieces and never sends them would be asked again and again: drop it, so its
-                // pieces count as nobody's and are fetched from S3 if no one else has them.
+                // pieces count as nobody's (after DroppedPeers' grace) and are fetched from S3 if no one else has them.
+                p.droppedSlow = true;
                 misbehaviour.misbehaved(p, "did not answer " + p.requestTimeouts + " piece requests within "
                         + requestTimeout.toMillis() + " ms");
             }

@@ -60,6 +60,7 @@ final class RunParts implements Housekeeping.Checks {
     final Dialer dialer;
     final AcceptBound acceptBound;
     final OrphanRule orphans;
+    final DroppedPeers dropped;
     final PeerClaims claims;
     final PeerGreeting greeting;
     final PieceStored stored;
@@ -153,9 +154,10 @@ final class RunParts implements Housekeeping.Checks {
                 new Dialer.Shape(config.overlayPeers(), config.acceptPeers(), new Random(seed(config.nodeId(), 4)),
                         config.ticker(), Dialer.SHORT_OF_PEERS_GRACE_NANOS));
         acceptBound = new AcceptBound(config.overlayPeers(), config.acceptPeers(), membership::bounded, config.ticker());
+        dropped = new DroppedPeers(config.ticker(), config.limits().requestTimeout().toNanos(), membership::isMember);
         orphans = new OrphanRule(run::self, pieceCount, peers, membership, config.ticker(), phase1::overEverywhere,
                 store::bitfield, piece -> phase1.workList().isPending(piece) || disputes.isChecking(piece)
-                        || (requests.availability(piece) > 0 && expected(piece) != null),
+                        || (requests.availability(piece) > 0 && expected(piece) != null) || dropped.holds(piece),
                 () -> phase1.sizing().workPieces(), phase1::take);
         claims = new PeerClaims(pieceCount, exchange, phase1, orphans, banned::misbehaved, () -> {
             phase1.checkPhase2Start();

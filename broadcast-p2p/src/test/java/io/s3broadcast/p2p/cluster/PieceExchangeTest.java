@@ -126,6 +126,7 @@ class PieceExchangeTest {
         time.advance(TIMEOUT);
         exchange.expireRequests();
         assertEquals(List.of("a did not answer 3 piece requests within 1000 ms"), misbehaved);
+        assertTrue(a.droppedSlow, "slow, not lying: what it holds still counts for a while (DroppedPeers)");
     }
 
     @Test

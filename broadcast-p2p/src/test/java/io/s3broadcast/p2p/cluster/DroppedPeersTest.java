@@ -1,0 +1,54 @@
+package io.s3broadcast.p2p.cluster;
+
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.s3broadcast.spi.Bitfield;
+import io.s3broadcast.testkit.time.ManualScheduler;
+import java.time.Duration;
+import java.util.HashSet;
+import java.util.Set;
+import org.junit.jupiter.api.Test;
+
+/** What a peer dropped for being slow still counts as holding, on fake time. */
+class DroppedPeersTest {
+
+    private static final Duration GRACE = Duration.ofSeconds(30);
+
+    private final ManualScheduler time = new ManualScheduler();
+    private final Set<String> members = new HashSet<>(Set.of("a", "b"));
+    private final DroppedPeers dropped = new DroppedPeers(time.ticker(), GRACE.toNanos(), members::contains);
+
+    private static Bitfield bits(int... pieces) {
+        Bitfield b = new Bitfield(8);
+        for (int p : pieces) {
+            b.set(p);
+        }
+        return b;
+    }
+
+    @Test
+    void aDroppedPeersPiecesCountForTheGraceThenNoLonger() {
+        assertFalse(dropped.holds(1), "nobody dropped");
+        Bitfield held = bits(1, 2);
+        dropped.dropped("a", held);
+        held.set(5);
+        assertTrue(dropped.holds(1));
+        assertTrue(dropped.holds(2));
+        assertFalse(dropped.holds(5), "what it held when dropped (a copy)");
+        time.advance(GRACE.minusMillis(1));
+        assertTrue(dropped.holds(1));
+        time.advance(Duration.ofMillis(1));
+        assertFalse(dropped.holds(1), "the grace is over: an orphan like any other");
+        assertFalse(dropped.holds(2));
+    }
+
+    @Test
+    void aDroppedPeerThatLeavesTheGroupHoldsNothing() {
+        dropped.dropped("a", bits(1));
+        dropped.dropped("b", bits(2));
+        members.remove("a");
+        assertFalse(dropped.holds(1), "a left the group: what it held is not on its way");
+        assertTrue(dropped.holds(2));
+    }
+}
