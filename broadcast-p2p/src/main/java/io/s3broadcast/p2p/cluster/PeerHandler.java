@@ -1,5 +1,6 @@
 package io.s3broadcast.p2p.cluster;
 
+import io.netty.channel.ChannelFuture;
 import io.netty.channel.ChannelFutureListener;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInboundHandlerAdapter;
@@ -15,6 +16,7 @@ import io.s3broadcast.p2p.protocol.Request;
 import io.s3broadcast.registry.NodeInfo;
 import io.s3broadcast.spi.PeerLimits;
 import java.util.ArrayDeque;
+import java.util.concurrent.TimeUnit;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -27,6 +29,8 @@ import org.slf4j.LoggerFactory;
 final class PeerHandler extends ChannelInboundHandlerAdapter implements PeerLink {
 
     private static final Logger LOG = LoggerFactory.getLogger(PeerHandler.class);
+    /** The longest a connection stays open after its {@code GOODBYE(MISBEHAVIOUR)}, waiting for the peer to close. */
+    static final long LINGER_MILLIS = 2_000;
 
     final Connections run;
     /** The member this side dialled, or null for an inbound connection. */
@@ -116,6 +120,10 @@ final class PeerHandler extends ChannelInboundHandlerAdapter implements PeerLink
         } catch (RuntimeException e) {
             ReferenceCountUtil.release(m);
         }
+        if (m instanceof Goodbye) {
+            // The peer is done with this connection, and may be waiting for this end to close it (see goodbye).
+            ctx.close();
+        }
     }
 
     @Override
@@ -159,9 +167,22 @@ final class PeerHandler extends ChannelInboundHandlerAdapter implements PeerLink
         return peerMaxFrameLength;
     }
 
+    /**
+     * Says {@code GOODBYE} and closes. After a {@code GOODBYE(MISBEHAVIOUR)} (the peer is alive, and may be sending
+     * pieces or requests this node will not read) it is a lingering close: the connection stays open until the peer
+     * closes it on reading the {@code GOODBYE} ({@link #channelRead}), {@link #LINGER_MILLIS} at most. Closed with the
+     * peer's bytes unread, the socket resets the connection, and a reset throws away what the peer had not read yet,
+     * the {@code GOODBYE} among them: the peer then could not tell a drop from a crash, and its orphan rule read again
+     * from S3 what this node had ({@link DroppedPeers}).
+     */
     @Override
     public void goodbye(Goodbye.Reason reason, String detail) {
-        ctx.writeAndFlush(new Goodbye(reason, detail)).addListener(ChannelFutureListener.CLOSE);
+        ChannelFuture written = ctx.writeAndFlush(new Goodbye(reason, detail));
+        if (reason != Goodbye.Reason.MISBEHAVIOUR) {
+            written.addListener(ChannelFutureListener.CLOSE);
+            return;
+        }
+        written.addListener(f -> ctx.executor().schedule(() -> ctx.close(), LINGER_MILLIS, TimeUnit.MILLISECONDS));
     }
 
     @Override

@@ -21,6 +21,9 @@ interface PeerLink {
     /** The largest frame the peer accepts (from its handshake): bounds what may be sent to it in one message. */
     int maxFrameLength();
 
-    /** Says {@code GOODBYE(reason, detail)} and closes the connection once it is written. */
+    /**
+     * Says {@code GOODBYE(reason, detail)} and closes the connection once it is written; after a
+     * {@code MISBEHAVIOUR}, once the peer has closed its end too, or a short while at most ({@link PeerHandler}).
+     */
     void goodbye(Goodbye.Reason reason, String detail);
 }
