@@ -21,12 +21,17 @@ class PeerHandlerGoodbyeTest {
         return ch;
     }
 
+    /** The handler says {@code GOODBYE(reason)}, and it is written. */
+    private void sayGoodbye(EmbeddedChannel ch, Goodbye.Reason reason) {
+        handler.goodbye(reason, "why");
+        Goodbye said = ch.readOutbound();
+        assertThat(said.reason()).isEqualTo(reason);
+    }
+
     @Test
     void afterMisbehaviourTheConnectionStaysOpenForThePeerToReadTheGoodbyeAndCloseAtMostTheLinger() throws Exception {
         EmbeddedChannel ch = channel();
-        handler.goodbye(Goodbye.Reason.MISBEHAVIOUR, "did not answer 3 piece requests");
-        Goodbye said = ch.readOutbound();
-        assertThat(said.reason()).isEqualTo(Goodbye.Reason.MISBEHAVIOUR);
+        sayGoodbye(ch, Goodbye.Reason.MISBEHAVIOUR);
         ch.advanceTimeBy(PeerHandler.LINGER_MILLIS - 1, TimeUnit.MILLISECONDS);
         ch.runPendingTasks();
         assertThat(ch.isOpen()).as("closed with the peer's bytes unread, the socket would reset the connection and"
@@ -39,9 +44,7 @@ class PeerHandlerGoodbyeTest {
     @Test
     void anyOtherGoodbyeClosesOnceWritten() throws Exception {
         EmbeddedChannel ch = channel();
-        handler.goodbye(Goodbye.Reason.PROTOCOL_ERROR, "banned");
-        Goodbye said = ch.readOutbound();
-        assertThat(said.reason()).isEqualTo(Goodbye.Reason.PROTOCOL_ERROR);
+        sayGoodbye(ch, Goodbye.Reason.PROTOCOL_ERROR);
         assertThat(ch.isOpen()).isFalse();
     }
 }
