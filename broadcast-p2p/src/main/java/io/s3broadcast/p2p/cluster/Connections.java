@@ -245,8 +245,8 @@ final class Connections implements GroupRouter.Target {
             return;
         }
         Peer p = peers.remove(id);
-        if (p.droppedSlow && !p.left && c.membership.isMember(id)) {
-            c.dropped.dropped(id, p.has);
+        if (p.droppedSlow) {
+            c.dropped.dropped(id, p.has); // counted only while it is a member (DroppedPeers.holds)
         }
         double rate = c.choke.rate(id);
         c.requests.peerLeft(id);
