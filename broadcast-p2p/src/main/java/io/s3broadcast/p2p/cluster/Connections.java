@@ -113,6 +113,7 @@ final class Connections implements GroupRouter.Target {
                         leftTheRun(p, g.detail());
                     } else if (g.reason() == Goodbye.Reason.MISBEHAVIOUR) {
                         p.droppedSlow = true; // it is alive: what it holds reaches this node's other peers
+                        c.resting.rest(p.id); // and it will not take this node back before its rest is over
                     }
                 });
     }
@@ -205,6 +206,8 @@ final class Connections implements GroupRouter.Target {
             h.goodbye(Goodbye.Reason.NORMAL, "left");
         } else if (c.banned.contains(id)) {
             h.goodbye(c.banned.isLiar(id) ? Goodbye.Reason.BAD_PIECE : Goodbye.Reason.PROTOCOL_ERROR, "banned");
+        } else if (c.resting.isResting(id)) {
+            h.goodbye(Goodbye.Reason.TOO_MANY_CONNECTIONS, "resting after a connection dropped for slow answers");
         } else if (peers.containsKey(id)) {
             h.goodbye(Goodbye.Reason.DUPLICATE_CONNECTION, "already connected");
         } else if (!c.acceptBound.accepts(id, peers.size(), h.dialed != null)) {

@@ -5,6 +5,7 @@ import io.s3broadcast.spi.Bitfield;
 import java.util.HashMap;
 import java.util.Iterator;
 import java.util.Map;
+import java.util.concurrent.TimeUnit;
 import java.util.function.Predicate;
 
 /**
@@ -18,6 +19,13 @@ import java.util.function.Predicate;
  * the rule by the grace at most. On the run's loop only; time is the injected ticker's.
  */
 final class DroppedPeers {
+
+    /**
+     * Beyond a dropped peer's first rest ({@link RestingPeers}), the time it takes to be connected again and send its
+     * bitfield, which counts it as a holder once more: the grace is the rest plus this (the dialer looks every
+     * housekeeping tick; at N = 16 on two shared cores a connection took up to 6 s at the start).
+     */
+    static final long RECONNECT_NANOS = TimeUnit.SECONDS.toNanos(10);
 
     private record Dropped(Bitfield held, long at) {
     }

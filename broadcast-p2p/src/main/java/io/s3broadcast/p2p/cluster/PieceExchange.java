@@ -24,14 +24,15 @@ import org.slf4j.LoggerFactory;
  * Phase 2's requests (paper 000, sec. 4.2): what each peer holds (its {@code BITFIELD} and {@code HAVE}s), our
  * interest in it, {@code REQUEST}s to peers that unchoke this node (which pieces: the {@link RequestScheduler}),
  * and requests that fail: a {@code REJECT} or no answer within the request timeout sends the piece elsewhere;
- * a peer that leaves {@link BanList#THRESHOLD} requests unanswered is dropped. On the run's loop only;
+ * a peer that leaves {@link BanList#THRESHOLD} requests unanswered is dropped as slow (it rests: {@link
+ * RestingPeers}), one that breaks a rule of the exchange as misbehaving (banned). On the run's loop only;
  * time is the injected ticker's.
  */
 final class PieceExchange {
 
     private static final Logger LOG = LoggerFactory.getLogger(PieceExchange.class);
 
-    /** Hears a peer that broke a rule of the exchange: it is closed and not taken back. */
+    /** Hears a peer that broke a rule of the exchange ({@code what}), or one too slow to keep. */
     @FunctionalInterface
     interface Misbehaviour {
         void misbehaved(Peer peer, String what);
@@ -45,6 +46,7 @@ final class PieceExchange {
     private final BooleanSupplier wantsPieces;
     private final IntPredicate vouched;
     private final Misbehaviour misbehaviour;
+    private final Misbehaviour slow;
     private final Supplier<String> self;
 
     /**
@@ -52,11 +54,13 @@ final class PieceExchange {
      * @param mayRequest whether requests may go out now (the run is not closing or complete, phase 2 is allowed)
      * @param wantsPieces whether this node still wants pieces at all (false once complete)
      * @param vouched whether a piece has a digest to check it against: a piece without one is not requested
+     * @param misbehaviour hears a peer that broke a rule of the exchange: it is closed and not taken back
+     * @param slow hears a peer that left {@link BanList#THRESHOLD} requests unanswered: it is closed for a while
      * @param self this node's id, for the log
      */
     PieceExchange(Map<String, Peer> peers, RequestScheduler requests, Ticker ticker, Duration requestTimeout,
             BooleanSupplier mayRequest, BooleanSupplier wantsPieces, IntPredicate vouched, Misbehaviour misbehaviour,
-            Supplier<String> self) {
+            Misbehaviour slow, Supplier<String> self) {
         this.peers = peers;
         this.requests = requests;
         this.ticker = ticker;
@@ -65,6 +69,7 @@ final class PieceExchange {
         this.wantsPieces = wantsPieces;
         this.vouched = vouched;
         this.misbehaviour = misbehaviour;
+        this.slow = slow;
         this.self = self;
     }
 
@@ -224,8 +229,8 @@ final class PieceExchange {
             if (p.requestTimeouts >= BanList.THRESHOLD) {
                 // A peer that claims pieces and never sends them would be asked again and again: drop it, so its
                 // pieces count as nobody's (after DroppedPeers' grace) and are fetched from S3 if no one else has them.
-                p.droppedSlow = true;
-                misbehaviour.misbehaved(p, "did not answer " + p.requestTimeouts + " piece requests within "
+                // An honest peer on a congested link looks the same for a while, so it is dropped for a rest only.
+                slow.misbehaved(p, "did not answer " + p.requestTimeouts + " piece requests within "
                         + requestTimeout.toMillis() + " ms");
             }
         }

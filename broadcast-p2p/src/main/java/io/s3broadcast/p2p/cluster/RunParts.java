@@ -41,6 +41,7 @@ final class RunParts implements Housekeeping.Checks {
     final RegistrySession registry;
     final Membership membership;
     final BanList banned;
+    final RestingPeers resting;
     final Disputes disputes;
     final DigestExchange digests;
     final DigestRelay relay;
@@ -90,6 +91,7 @@ final class RunParts implements Housekeeping.Checks {
                 p.link.goodbye(reason, why);
             }
         });
+        resting = new RestingPeers(config.ticker(), config.limits().requestTimeout().toNanos(), run::self);
         disputes = new Disputes(run::self, run.group().toString(), store, vouches, this::expected, banned,
                 pieces -> SourceCheck.fetch(task, pieces), run::execute, cluster.disk(), RunCallbacks.disputes(run, this, task));
         digests = new DigestExchange(store, vouches, membership::trusted, serving,
@@ -135,7 +137,7 @@ final class RunParts implements Housekeeping.Checks {
         exchange = new PieceExchange(peers, requests, config.ticker(), config.limits().requestTimeout(),
                 () -> !run.closing() && !run.leaving() && !run.isComplete() && phase1.phase2Allowed(),
                 () -> !run.isComplete() && !run.leaving(),
-                piece -> expected(piece) != null, banned::misbehaved, run::self);
+                piece -> expected(piece) != null, banned::misbehaved, resting::drop, run::self);
         chokeDriver = new ChokeDriver(choke, peers, loop, config.unchokeSlots());
         linger = new Linger(peers, loop, config.linger(), membership::anyPending, run::finish);
         channels = new PeerChannels(loop, cluster.tls(), run::pipeline, cluster.peerChannelHandler());
@@ -143,7 +145,7 @@ final class RunParts implements Housekeeping.Checks {
         catchUp = new CatchUp(pacer, config.ticker(), config.catchUpShare(), pieceCount, config.nodeId());
         server = new PieceServer(store, serving, choke, banned::contains, disputes.quarantine(), exchangedWith,
                 config.maxRequestsPerPeer(), run::closing, config.ticker(), run::execute, pacer);
-        dialer = new Dialer(run::self, membership, peers, banned::contains, loop,
+        dialer = new Dialer(run::self, membership, peers, id -> banned.contains(id) || resting.isResting(id), loop,
                 (node, failed) -> channels.dial(node, handler(node))
                         .addListener((ChannelFutureListener) f -> {
                             if (!f.isSuccess()) {
@@ -154,7 +156,8 @@ final class RunParts implements Housekeeping.Checks {
                 new Dialer.Shape(config.overlayPeers(), config.acceptPeers(), new Random(seed(config.nodeId(), 4)),
                         config.ticker(), Dialer.SHORT_OF_PEERS_GRACE_NANOS));
         acceptBound = new AcceptBound(config.overlayPeers(), config.acceptPeers(), membership::bounded, config.ticker());
-        dropped = new DroppedPeers(config.ticker(), config.limits().requestTimeout().toNanos(), membership::isMember);
+        dropped = new DroppedPeers(config.ticker(),
+                config.limits().requestTimeout().toNanos() + DroppedPeers.RECONNECT_NANOS, membership::isMember);
         orphans = new OrphanRule(run::self, pieceCount, peers, membership, config.ticker(), phase1::overEverywhere,
                 store::bitfield, piece -> phase1.workList().isPending(piece) || disputes.isChecking(piece)
                         || (requests.availability(piece) > 0 && expected(piece) != null) || dropped.holds(piece),

@@ -123,7 +123,9 @@ class MisbehavingMemberIT {
         // the other liars are done, it keeps the node incomplete, so serving, however slow the machine (an absent
         // member was waited for only the connect grace, 5 s, which seven liars in turn could overrun when loaded).
         String registry = "static:127.0.0.1:" + ports.get(0) + ",127.0.0.1:" + ports.get(1);
-        System.setProperty("s3broadcast.requestTimeout", "1s");
+        // Long enough that the staller, dropped at its third request unanswered, dials again within its rest
+        // (RestingPeers: the request timeout) however loaded the machine.
+        System.setProperty("s3broadcast.requestTimeout", "5s");
         Broadcast.Builder builder;
         try {
             builder = Broadcast.builder();
@@ -181,6 +183,17 @@ class MisbehavingMemberIT {
                 assertThat(g.detail()).contains(expected.get(i));
             }
             assertThat(liars.get(6).requested).as("the staller was asked for pieces").isNotEmpty();
+            // Slow is not lying: the staller rests rather than being banned, so its dial within the rest is refused
+            // as by a node with all the peers it takes, which rests it on the dialler's side too.
+            Liar again = new Liar(l -> List.of(BitfieldMessage.of(l.pieceCount(), p -> false)),
+                    CompletableFuture.completedFuture(null));
+            Channel againChannel = connect(again, NodeInfo.idFor("127.0.0.1", ports.get(1)), group, layout, loops,
+                    ports.get(0));
+            Goodbye refused = again.goodbye.get(30, TimeUnit.SECONDS);
+            againChannel.close();
+            assertThat(refused).as("the staller dialling again").isNotNull();
+            assertThat(refused.reason()).isEqualTo(Goodbye.Reason.TOO_MANY_CONNECTIONS);
+            assertThat(refused.detail()).contains("resting");
 
             CompletedFetch done = handle.completionFuture().get(120, TimeUnit.SECONDS);
             assertThat(Swarm.sha256(done.path())).isEqualTo(object.sha256());

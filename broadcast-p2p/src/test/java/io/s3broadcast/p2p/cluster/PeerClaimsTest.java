@@ -31,7 +31,8 @@ class PeerClaimsTest {
             .selector(PieceSelector.randomizedRarest(new Random(3))).source(SourcePieces.NONE).maxRequestsPerPeer(4)
             .build();
     private final PieceExchange exchange = new PieceExchange(peers, requests, time.ticker(), Duration.ofSeconds(1),
-            () -> true, () -> true, piece -> true, (p, what) -> misbehaved.add(p.id + " " + what), () -> "self");
+            () -> true, () -> true, piece -> true, (p, what) -> misbehaved.add(p.id + " " + what),
+            (p, what) -> misbehaved.add(p.id + " " + what), () -> "self");
     private final OrphanRule orphans = new OrphanRule(() -> "self", PIECES, peers,
             new Membership(time.ticker(), Membership.CONNECT_GRACE_NANOS), time.ticker(), () -> false,
             () -> new Bitfield(PIECES), piece -> true, () -> 1, works -> { });

@@ -37,7 +37,7 @@ class PieceStoredTest {
             .selector(PieceSelector.randomizedRarest(new Random(3))).source(SourcePieces.NONE).maxRequestsPerPeer(4)
             .build();
     private final PieceExchange exchange = new PieceExchange(peers, requests, time.ticker(), Duration.ofSeconds(1),
-            () -> true, () -> true, piece -> true, (p, what) -> { }, () -> "self");
+            () -> true, () -> true, piece -> true, (p, what) -> { }, (p, what) -> { }, () -> "self");
     private final AtomicBoolean closing = new AtomicBoolean();
     private final AtomicBoolean checksIdle = new AtomicBoolean(true);
     private final AtomicInteger completed = new AtomicInteger();

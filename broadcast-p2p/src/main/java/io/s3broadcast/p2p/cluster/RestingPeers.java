@@ -1,0 +1,75 @@
+package io.s3broadcast.p2p.cluster;
+
+import com.google.common.base.Ticker;
+import io.s3broadcast.p2p.protocol.Goodbye;
+import java.util.HashMap;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
+import java.util.function.Supplier;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Peers this node does not connect to for a while: one it dropped for leaving piece requests unanswered
+ * ({@link PieceExchange}), or one that dropped this node so ({@code GOODBYE(MISBEHAVIOUR)}). Slow is not lying: on a
+ * congested upload an honest peer's answers can take longer than the request timeout, and a ban for that took a
+ * connection out of the mesh for the rest of the run (1 to 34 of the 120 connections of N = 16 at 5 MB/s, the run
+ * 1.14 T* with 34; at 2.5 MB/s S3 read 1.35 times the object by the orphan rule: docs/results.md, session 38). So
+ * such a peer rests: it is not dialled, and refused when it dials ({@code TOO_MANY_CONNECTIONS}, which rests the
+ * dialler's side too), until the rest is over; then the overlay takes it back. Each drop of the same peer doubles its
+ * rest, from {@code firstRest} up to {@value #MAX_DOUBLINGS} doublings, so a peer that claims pieces and never sends
+ * them is connected for ever shorter shares of the run. Synchronized: the dialer asks from the run's loop, drops
+ * come from there too. Time is the injected ticker's.
+ */
+final class RestingPeers {
+
+    private static final Logger LOG = LoggerFactory.getLogger(RestingPeers.class);
+
+    /** A rest is at most the first rest times 2 to this power. */
+    static final int MAX_DOUBLINGS = 3;
+
+    private record Rest(long untilNanos, int drops) {
+    }
+
+    private final Ticker ticker;
+    private final long firstRestNanos;
+    private final Supplier<String> self;
+    private final Map<String, Rest> rests = new HashMap<>();
+
+    /** @param firstRestNanos the rest after a peer's first drop; @param self this node's id, for the log */
+    RestingPeers(Ticker ticker, long firstRestNanos, Supplier<String> self) {
+        if (firstRestNanos <= 0) {
+            throw new IllegalArgumentException("firstRestNanos must be > 0, was " + firstRestNanos);
+        }
+        this.ticker = ticker;
+        this.firstRestNanos = firstRestNanos;
+        this.self = self;
+    }
+
+    /**
+     * This node drops {@code p} for being slow ({@code what}): it rests, is told why ({@code GOODBYE(MISBEHAVIOUR)},
+     * whose close lingers until the peer has read it) and is marked {@link Peer#droppedSlow} for the orphan rule.
+     */
+    void drop(Peer p, String what) {
+        long nanos = rest(p.id);
+        LOG.warn("{}: closing the connection to {}: it {}; not connected again for {} s", self.get(), p, what,
+                TimeUnit.NANOSECONDS.toSeconds(nanos));
+        p.droppedSlow = true;
+        p.link.goodbye(Goodbye.Reason.MISBEHAVIOUR, what);
+    }
+
+    /** {@code peer} rests from now (its rest doubled if it rested before); returns how long, in nanoseconds. */
+    synchronized long rest(String peer) {
+        Rest before = rests.get(peer);
+        int drops = before == null ? 0 : before.drops();
+        long nanos = firstRestNanos << Math.min(drops, MAX_DOUBLINGS);
+        rests.put(peer, new Rest(ticker.read() + nanos, drops + 1));
+        return nanos;
+    }
+
+    /** Whether {@code peer} rests now: it is neither dialled nor accepted. */
+    synchronized boolean isResting(String peer) {
+        Rest r = rests.get(peer);
+        return r != null && ticker.read() - r.untilNanos() < 0;
+    }
+}
