@@ -14,12 +14,11 @@ import org.slf4j.LoggerFactory;
  * ({@link PieceExchange}), or one that dropped this node so ({@code GOODBYE(MISBEHAVIOUR)}). Slow is not lying: on a
  * congested upload an honest peer's answers can take longer than the request timeout, and a ban for that took a
  * connection out of the mesh for the rest of the run (1 to 34 of the 120 connections of N = 16 at 5 MB/s, the run
- * 1.14 T* with 34; at 2.5 MB/s S3 read 1.35 times the object by the orphan rule: docs/results.md, session 38). So
+ * 1.14 T* with 34; at 2.5 MB/s 20 to 83, and the orphan rule read S3 1.35-1.56 times: docs/results.md, session 38). So
  * such a peer rests: it is not dialled, and refused when it dials ({@code TOO_MANY_CONNECTIONS}, which rests the
  * dialler's side too), until the rest is over; then the overlay takes it back. Each drop of the same peer doubles its
  * rest, from {@code firstRest} up to {@value #MAX_DOUBLINGS} doublings, so a peer that claims pieces and never sends
- * them is connected for ever shorter shares of the run. Synchronized: the dialer asks from the run's loop, drops
- * come from there too. Time is the injected ticker's.
+ * them is connected for ever shorter shares of the run. Thread-safe (synchronized); time is the injected ticker's.
  */
 final class RestingPeers {
 
