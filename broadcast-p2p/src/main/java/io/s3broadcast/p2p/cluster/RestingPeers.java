@@ -57,6 +57,11 @@ final class RestingPeers {
         p.link.goodbye(Goodbye.Reason.MISBEHAVIOUR, what);
     }
 
+    /** The rest after a peer's first drop. */
+    long firstRestNanos() {
+        return firstRestNanos;
+    }
+
     /** {@code peer} rests from now (its rest doubled if it rested before); returns how long, in nanoseconds. */
     synchronized long rest(String peer) {
         Rest before = rests.get(peer);
