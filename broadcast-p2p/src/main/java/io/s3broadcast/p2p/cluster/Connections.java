@@ -113,7 +113,7 @@ final class Connections implements GroupRouter.Target {
                         leftTheRun(p, g.detail());
                     } else if (g.reason() == Goodbye.Reason.MISBEHAVIOUR) {
                         p.droppedSlow = true; // it is alive: what it holds reaches this node's other peers
-                        c.resting.rest(p.id); // and it will not take this node back before its rest is over
+                        c.resting.droppedBy(p.id); // it refuses this node until its rest is over, but may dial
                     }
                 });
     }
@@ -206,7 +206,7 @@ final class Connections implements GroupRouter.Target {
             h.goodbye(Goodbye.Reason.NORMAL, "left");
         } else if (c.banned.contains(id)) {
             h.goodbye(c.banned.isLiar(id) ? Goodbye.Reason.BAD_PIECE : Goodbye.Reason.PROTOCOL_ERROR, "banned");
-        } else if (c.resting.isResting(id)) {
+        } else if (c.resting.refuses(id)) {
             h.goodbye(Goodbye.Reason.TOO_MANY_CONNECTIONS, "resting after a connection dropped for slow answers");
         } else if (peers.containsKey(id)) {
             h.goodbye(Goodbye.Reason.DUPLICATE_CONNECTION, "already connected");
@@ -249,7 +249,8 @@ final class Connections implements GroupRouter.Target {
         }
         Peer p = peers.remove(id);
         if (p.droppedSlow) {
-            c.dropped.dropped(id, p.has); // counted only while it is a member (DroppedPeers.holds)
+            // counted only while it is a member (DroppedPeers.holds)
+            c.dropped.dropped(id, p.has, c.resting.lastRestNanos(id));
         }
         double rate = c.choke.rate(id);
         c.requests.peerLeft(id);

@@ -16,38 +16,42 @@ import java.util.function.Predicate;
  * pieces only the dropped peer held among this node's peers (24-39 of them at N = 16 and 1 GiB, read from S3 at once)
  * were read again by both ends of each drop, 1.02-1.09 times the object in all (docs/results.md, session 36). After
  * the grace, a piece nobody else holds yet is an orphan as before, so a peer that claims pieces it never sends delays
- * the rule by the grace at most. On the run's loop only; time is the injected ticker's.
+ * the rule by the grace at most. The grace is the peer's rest after this drop ({@link RestingPeers}, doubling with
+ * each drop) plus {@link #RECONNECT_NANOS}: the time until it can be connected again and counted as a holder once
+ * more. A grace of the first rest alone fell short of second rests and read their pieces from S3 (session 38). On the
+ * run's loop only; time is the injected ticker's.
  */
 final class DroppedPeers {
 
     /**
-     * Beyond a dropped peer's first rest ({@link RestingPeers}), the time it takes to be connected again and send its
+     * Beyond a dropped peer's rest ({@link RestingPeers}), the time it takes to be connected again and send its
      * bitfield, which counts it as a holder once more: the grace is the rest plus this (the dialer looks every
      * housekeeping tick; at N = 16 on two shared cores a connection took up to 6 s at the start).
      */
     static final long RECONNECT_NANOS = TimeUnit.SECONDS.toNanos(10);
 
-    private record Dropped(Bitfield held, long at) {
+    private record Dropped(Bitfield held, long until) {
     }
 
     private final Ticker ticker;
-    private final long graceNanos;
     private final Predicate<String> member;
     private final Map<String, Dropped> dropped = new HashMap<>();
 
     /** @param member whether a peer is still a member (a peer that left the group holds nothing on its way) */
-    DroppedPeers(Ticker ticker, long graceNanos, Predicate<String> member) {
+    DroppedPeers(Ticker ticker, Predicate<String> member) {
         this.ticker = ticker;
-        this.graceNanos = graceNanos;
         this.member = member;
     }
 
-    /** {@code peer}'s connection ended for being slow, holding {@code held} (copied). */
-    void dropped(String peer, Bitfield held) {
-        dropped.put(peer, new Dropped(held.copy(), ticker.read()));
+    /**
+     * {@code peer}'s connection ended for being slow, holding {@code held} (copied), and the peer rests for
+     * {@code restNanos}: what it held counts for that plus {@link #RECONNECT_NANOS}.
+     */
+    void dropped(String peer, Bitfield held, long restNanos) {
+        dropped.put(peer, new Dropped(held.copy(), ticker.read() + restNanos + RECONNECT_NANOS));
     }
 
-    /** Whether a peer dropped less than the grace ago, and still a member, holds {@code piece}. */
+    /** Whether a peer dropped less than its grace ago, and still a member, holds {@code piece}. */
     boolean holds(int piece) {
         if (dropped.isEmpty()) {
             return false;
@@ -55,7 +59,7 @@ final class DroppedPeers {
         long now = ticker.read();
         for (Iterator<Map.Entry<String, Dropped>> it = dropped.entrySet().iterator(); it.hasNext(); ) {
             Map.Entry<String, Dropped> e = it.next();
-            if (now - e.getValue().at() >= graceNanos || !member.test(e.getKey())) {
+            if (now - e.getValue().until() >= 0 || !member.test(e.getKey())) {
                 it.remove();
             } else if (e.getValue().held().get(piece)) {
                 return true;

@@ -15,10 +15,18 @@ import org.slf4j.LoggerFactory;
  * congested upload an honest peer's answers can take longer than the request timeout, and a ban for that took a
  * connection out of the mesh for the rest of the run (1 to 34 of the 120 connections of N = 16 at 5 MB/s, the run
  * 1.14 T* with 34; at 2.5 MB/s 20 to 83, and the orphan rule read S3 1.35-1.56 times: docs/results.md, session 38). So
- * such a peer rests: it is not dialled, and refused when it dials ({@code TOO_MANY_CONNECTIONS}, which rests the
- * dialler's side too), until the rest is over; then the overlay takes it back. Each drop of the same peer doubles its
- * rest, from {@code firstRest} up to {@value #MAX_DOUBLINGS} doublings, so a peer that claims pieces and never sends
- * them is connected for ever shorter shares of the run. Thread-safe (synchronized); time is the injected ticker's.
+ * such a peer rests until the rest is over; then the overlay takes it back:
+ * <ul>
+ *   <li>a peer this node dropped ({@link #rest}) is not dialled, and is refused when it dials
+ *       ({@code TOO_MANY_CONNECTIONS});</li>
+ *   <li>a peer that dropped this node ({@link #droppedBy}) is not dialled either, but its own dial is taken. Its rest
+ *       started first, when it sent the {@code GOODBYE}, which reaches this node seconds later on a congested link;
+ *       refusing its dial as it came back made it wait {@link Dialer#REFUSED_MILLIS} before it dialled again, which
+ *       used up the reconnect time of {@link DroppedPeers}' grace (session 39).</li>
+ * </ul>
+ * Each drop of the same peer doubles its rest, from {@code firstRest} up to {@value #MAX_DOUBLINGS} doublings, so a
+ * peer that claims pieces and never sends them is connected for ever shorter shares of the run. Thread-safe
+ * (synchronized); time is the injected ticker's.
  */
 final class RestingPeers {
 
@@ -27,7 +35,8 @@ final class RestingPeers {
     /** A rest is at most the first rest times 2 to this power. */
     static final int MAX_DOUBLINGS = 3;
 
-    private record Rest(long untilNanos, int drops) {
+    /** @param refuse whether this node dropped the peer, so refuses its dials until {@code untilNanos} */
+    private record Rest(long untilNanos, int drops, boolean refuse) {
     }
 
     private final Ticker ticker;
@@ -57,23 +66,49 @@ final class RestingPeers {
         p.link.goodbye(Goodbye.Reason.MISBEHAVIOUR, what);
     }
 
-    /** The rest after a peer's first drop. */
-    long firstRestNanos() {
-        return firstRestNanos;
+    /**
+     * This node dropped {@code peer}: it rests from now (its rest doubled if it rested before), neither dialled nor
+     * accepted; returns how long, in nanoseconds.
+     */
+    synchronized long rest(String peer) {
+        return rest(peer, true);
     }
 
-    /** {@code peer} rests from now (its rest doubled if it rested before); returns how long, in nanoseconds. */
-    synchronized long rest(String peer) {
+    /**
+     * {@code peer} dropped this node ({@code GOODBYE(MISBEHAVIOUR)}): it is not dialled for a rest (it would refuse),
+     * but taken when it dials; returns how long, in nanoseconds.
+     */
+    synchronized long droppedBy(String peer) {
+        return rest(peer, false);
+    }
+
+    private long rest(String peer, boolean refuse) {
         Rest before = rests.get(peer);
         int drops = before == null ? 0 : before.drops();
-        long nanos = firstRestNanos << Math.min(drops, MAX_DOUBLINGS);
-        rests.put(peer, new Rest(ticker.read() + nanos, drops + 1));
+        long nanos = restNanos(drops + 1);
+        rests.put(peer, new Rest(ticker.read() + nanos, drops + 1, refuse));
         return nanos;
     }
 
-    /** Whether {@code peer} rests now: it is neither dialled nor accepted. */
+    private long restNanos(int drops) {
+        return firstRestNanos << Math.min(drops - 1, MAX_DOUBLINGS);
+    }
+
+    /** The length of {@code peer}'s last rest, over or not, in nanoseconds; 0 if it never rested. */
+    synchronized long lastRestNanos(String peer) {
+        Rest r = rests.get(peer);
+        return r == null ? 0 : restNanos(r.drops());
+    }
+
+    /** Whether {@code peer} rests now: it is not dialled. */
     synchronized boolean isResting(String peer) {
         Rest r = rests.get(peer);
         return r != null && ticker.read() - r.untilNanos() < 0;
+    }
+
+    /** Whether {@code peer} rests now and this node dropped it: its dial is refused. */
+    synchronized boolean refuses(String peer) {
+        Rest r = rests.get(peer);
+        return r != null && r.refuse() && ticker.read() - r.untilNanos() < 0;
     }
 }

@@ -13,11 +13,13 @@ import org.junit.jupiter.api.Test;
 /** What a peer dropped for being slow still counts as holding, on fake time. */
 class DroppedPeersTest {
 
-    private static final Duration GRACE = Duration.ofSeconds(30);
+    private static final Duration REST = Duration.ofSeconds(30);
+    /** The rest plus the time to connect again. */
+    private static final Duration GRACE = REST.plusNanos(DroppedPeers.RECONNECT_NANOS);
 
     private final ManualScheduler time = new ManualScheduler();
     private final Set<String> members = new HashSet<>(Set.of("a", "b"));
-    private final DroppedPeers dropped = new DroppedPeers(time.ticker(), GRACE.toNanos(), members::contains);
+    private final DroppedPeers dropped = new DroppedPeers(time.ticker(), members::contains);
 
     private static Bitfield bits(int... pieces) {
         Bitfield b = new Bitfield(8);
@@ -31,7 +33,7 @@ class DroppedPeersTest {
     void aDroppedPeersPiecesCountForTheGraceThenNoLonger() {
         assertFalse(dropped.holds(1), "nobody dropped");
         Bitfield held = bits(1, 2);
-        dropped.dropped("a", held);
+        dropped.dropped("a", held, REST.toNanos());
         held.set(5);
         assertTrue(dropped.holds(1));
         assertTrue(dropped.holds(2));
@@ -44,9 +46,23 @@ class DroppedPeersTest {
     }
 
     @Test
+    void eachDropsGraceFollowsItsOwnRest() {
+        Duration longer = REST.multipliedBy(4); // a third drop of the same peer
+        dropped.dropped("a", bits(1), REST.toNanos());
+        dropped.dropped("b", bits(2), longer.toNanos());
+        time.advance(GRACE);
+        assertFalse(dropped.holds(1), "a's grace is over");
+        assertTrue(dropped.holds(2), "b rests four times as long, and its pieces count until it can be back");
+        time.advance(longer.minus(REST).minusMillis(1));
+        assertTrue(dropped.holds(2));
+        time.advance(Duration.ofMillis(1));
+        assertFalse(dropped.holds(2));
+    }
+
+    @Test
     void aDroppedPeerThatLeavesTheGroupHoldsNothing() {
-        dropped.dropped("a", bits(1));
-        dropped.dropped("b", bits(2));
+        dropped.dropped("a", bits(1), REST.toNanos());
+        dropped.dropped("b", bits(2), REST.toNanos());
         members.remove("a");
         assertFalse(dropped.holds(1), "a left the group: what it held is not on its way");
         assertTrue(dropped.holds(2));

@@ -24,6 +24,7 @@ class RestingPeersTest {
         Peer a = FakeLink.peer("a", 4);
         resting.drop(a, "did not answer 3 piece requests within 30000 ms");
         assertTrue(resting.isResting("a"));
+        assertTrue(resting.refuses("a"), "its dial is refused");
         assertFalse(resting.isResting("b"), "only the peer dropped");
         assertTrue(a.droppedSlow, "slow, not lying: what it holds still counts for a while (DroppedPeers)");
         assertEquals(Goodbye.Reason.MISBEHAVIOUR, FakeLink.of(a).goodbye.reason(), "told why");
@@ -45,6 +46,34 @@ class RestingPeersTest {
             assertFalse(resting.isResting("a"));
         }
         assertEquals(FIRST.toNanos(), resting.rest("b"), "another peer's rest starts from the first");
+    }
+
+    @Test
+    void aPeerThisNodeDroppedIsRefusedButOneThatDroppedThisNodeMayDial() {
+        resting.rest("dropped");
+        resting.droppedBy("dropper");
+        assertTrue(resting.isResting("dropped"), "not dialled");
+        assertTrue(resting.refuses("dropped"), "nor accepted");
+        assertTrue(resting.isResting("dropper"), "not dialled: it would refuse this node");
+        assertFalse(resting.refuses("dropper"), "but taken when its own rest, begun first, is over and it dials");
+        assertFalse(resting.refuses("stranger"));
+        time.advance(FIRST);
+        assertFalse(resting.isResting("dropped"));
+        assertFalse(resting.refuses("dropped"));
+        assertFalse(resting.isResting("dropper"));
+    }
+
+    @Test
+    void bothKindsOfDropCountTowardsTheDoublingAndTheLastRestIsKept() {
+        assertEquals(0, resting.lastRestNanos("a"), "never rested");
+        assertEquals(FIRST.toNanos(), resting.droppedBy("a"));
+        assertEquals(FIRST.toNanos(), resting.lastRestNanos("a"));
+        time.advance(FIRST);
+        assertEquals(FIRST.toNanos() * 2, resting.rest("a"));
+        assertTrue(resting.refuses("a"), "the later drop decides whether its dial is taken");
+        time.advance(FIRST.multipliedBy(2));
+        assertFalse(resting.isResting("a"));
+        assertEquals(FIRST.toNanos() * 2, resting.lastRestNanos("a"), "over, but still its last");
     }
 
     @Test
