@@ -66,6 +66,11 @@ final class RestingPeers {
         p.link.goodbye(Goodbye.Reason.MISBEHAVIOUR, what);
     }
 
+    /** The rest after a peer's first drop. */
+    long firstRestNanos() {
+        return firstRestNanos;
+    }
+
     /**
      * This node dropped {@code peer}: it rests from now (its rest doubled if it rested before), neither dialled nor
      * accepted; returns how long, in nanoseconds.

@@ -19,7 +19,8 @@ class DroppedPeersTest {
 
     private final ManualScheduler time = new ManualScheduler();
     private final Set<String> members = new HashSet<>(Set.of("a", "b"));
-    private final DroppedPeers dropped = new DroppedPeers(time.ticker(), members::contains);
+    private final DroppedPeers dropped = new DroppedPeers(time.ticker(), REST.multipliedBy(2).toNanos(),
+            members::contains);
 
     private static Bitfield bits(int... pieces) {
         Bitfield b = new Bitfield(8);
@@ -47,16 +48,26 @@ class DroppedPeersTest {
 
     @Test
     void eachDropsGraceFollowsItsOwnRest() {
-        Duration longer = REST.multipliedBy(4); // a third drop of the same peer
+        Duration second = REST.multipliedBy(2); // a second drop of the same peer
         dropped.dropped("a", bits(1), REST.toNanos());
-        dropped.dropped("b", bits(2), longer.toNanos());
+        dropped.dropped("b", bits(2), second.toNanos());
         time.advance(GRACE);
         assertFalse(dropped.holds(1), "a's grace is over");
-        assertTrue(dropped.holds(2), "b rests four times as long, and its pieces count until it can be back");
-        time.advance(longer.minus(REST).minusMillis(1));
+        assertTrue(dropped.holds(2), "b rests twice as long, and its pieces count until it can be back");
+        time.advance(REST.minusMillis(1));
         assertTrue(dropped.holds(2));
         time.advance(Duration.ofMillis(1));
         assertFalse(dropped.holds(2));
+    }
+
+    @Test
+    void fromAThirdDropTheGraceStopsAtTheSecondRestSoAStallerCannotHoldPiecesForEver() {
+        Duration third = REST.multipliedBy(4);
+        dropped.dropped("a", bits(1), third.toNanos());
+        time.advance(REST.multipliedBy(2).plusNanos(DroppedPeers.RECONNECT_NANOS).minusMillis(1));
+        assertTrue(dropped.holds(1));
+        time.advance(Duration.ofMillis(1));
+        assertFalse(dropped.holds(1), "an orphan while a still rests: the orphan rule fetches it");
     }
 
     @Test
