@@ -66,11 +66,6 @@ final class RestingPeers {
         p.link.goodbye(Goodbye.Reason.MISBEHAVIOUR, what);
     }
 
-    /** The rest after a peer's first drop. */
-    long firstRestNanos() {
-        return firstRestNanos;
-    }
-
     /**
      * This node dropped {@code peer}: it rests from now (its rest doubled if it rested before), neither dialled nor
      * accepted; returns how long, in nanoseconds.
@@ -95,7 +90,8 @@ final class RestingPeers {
         return nanos;
     }
 
-    private long restNanos(int drops) {
+    /** The rest after a peer's {@code drops}-th drop (1 for the first), in nanoseconds. */
+    long restNanos(int drops) {
         return firstRestNanos << Math.min(drops - 1, MAX_DOUBLINGS);
     }
 
@@ -108,12 +104,16 @@ final class RestingPeers {
     /** Whether {@code peer} rests now: it is not dialled. */
     synchronized boolean isResting(String peer) {
         Rest r = rests.get(peer);
-        return r != null && ticker.read() - r.untilNanos() < 0;
+        return r != null && resting(r);
     }
 
     /** Whether {@code peer} rests now and this node dropped it: its dial is refused. */
     synchronized boolean refuses(String peer) {
         Rest r = rests.get(peer);
-        return r != null && r.refuse() && ticker.read() - r.untilNanos() < 0;
+        return r != null && r.refuse() && resting(r);
+    }
+
+    private boolean resting(Rest r) {
+        return ticker.read() - r.untilNanos() < 0;
     }
 }

@@ -156,7 +156,7 @@ final class RunParts implements Housekeeping.Checks {
                 new Dialer.Shape(config.overlayPeers(), config.acceptPeers(), new Random(seed(config.nodeId(), 4)),
                         config.ticker(), Dialer.SHORT_OF_PEERS_GRACE_NANOS));
         acceptBound = new AcceptBound(config.overlayPeers(), config.acceptPeers(), membership::bounded, config.ticker());
-        dropped = new DroppedPeers(config.ticker(), 2 * resting.firstRestNanos(), membership::isMember);
+        dropped = new DroppedPeers(config.ticker(), resting.restNanos(2), membership::isMember);
         orphans = new OrphanRule(run::self, pieceCount, peers, membership, config.ticker(), phase1::overEverywhere,
                 store::bitfield, piece -> phase1.workList().isPending(piece) || disputes.isChecking(piece)
                         || (requests.availability(piece) > 0 && expected(piece) != null) || dropped.holds(piece),
