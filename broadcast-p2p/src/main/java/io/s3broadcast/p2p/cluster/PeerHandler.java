@@ -47,7 +47,7 @@ final class PeerHandler extends ChannelInboundHandlerAdapter implements PeerLink
      */
     int deferred;
     /** Accepted requests whose piece is not written yet, in order of arrival; on the channel's loop only. */
-    final ArrayDeque<Integer> queued = new ArrayDeque<>();
+    final ArrayDeque<PieceServer.Queued> queued = new ArrayDeque<>();
     /** Whether a piece is being written to the peer (one at a time); on the channel's loop only. */
     boolean writing;
     /** Whether the next piece waits for the run's {@link UploadPacer}; on the channel's loop only. */

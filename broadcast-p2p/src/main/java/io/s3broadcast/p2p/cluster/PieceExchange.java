@@ -198,6 +198,15 @@ final class PieceExchange {
         }
     }
 
+    /** Requests outstanding to all peers. */
+    private int outstandingRequests() {
+        int n = 0;
+        for (Peer p : peers.values()) {
+            n += p.askedAt.size();
+        }
+        return n;
+    }
+
     /**
      * Requests unanswered for the request timeout are given up: requested elsewhere first (as after a
      * {@code REJECT}); a {@code PIECE} that still comes is dropped. Logged once per peer.
@@ -218,7 +227,8 @@ final class PieceExchange {
             }
             if (p.requestTimeouts == 0) {
                 LOG.warn("{}: {} did not answer requests for pieces {} within {} ms; they are requested elsewhere"
-                        + " (logged once per peer)", self.get(), p, expired, requestTimeout.toMillis());
+                        + " ({} requests were outstanding to it, {} to all peers; logged once per peer)", self.get(),
+                        p, expired, requestTimeout.toMillis(), p.askedAt.size(), outstandingRequests());
             }
             for (int piece : expired) {
                 p.requestTimeouts++;

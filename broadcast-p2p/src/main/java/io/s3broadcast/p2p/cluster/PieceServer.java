@@ -42,6 +42,15 @@ final class PieceServer {
     private static final Logger LOG = LoggerFactory.getLogger(PieceServer.class);
     /** A piece write that took this long is logged at DEBUG (a connection starved on a shared link). */
     static final long SLOW_WRITE_NANOS = 5_000_000_000L;
+    /**
+     * A request that waited this long in its connection's queue before its piece was written is logged at DEBUG: a
+     * third of the default request timeout, so the log says where an answer that came too late spent its time.
+     */
+    static final long SLOW_QUEUE_NANOS = 10_000_000_000L;
+
+    /** An accepted request waiting for its turn: the piece, and when it was queued (the ticker's time). */
+    record Queued(int piece, long queuedAt) {
+    }
 
     private final PieceStore store;
     private final PieceServing serving;
@@ -104,7 +113,7 @@ final class PieceServer {
             return;
         }
         h.serving++;
-        h.queued.add(piece);
+        h.queued.add(new Queued(piece, ticker.read()));
         writeQueued(h);
     }
 
@@ -153,9 +162,13 @@ final class PieceServer {
      * (the piece is not sent); one whose piece is being written is left alone (the piece is on its way).
      */
     void cancel(PeerHandler h, int piece) {
-        if (h.queued.removeFirstOccurrence(piece)) {
-            h.serving--;
-            h.ctx.writeAndFlush(new Reject(piece), h.ctx.voidPromise());
+        for (var it = h.queued.iterator(); it.hasNext(); ) {
+            if (it.next().piece() == piece) {
+                it.remove();
+                h.serving--;
+                h.ctx.writeAndFlush(new Reject(piece), h.ctx.voidPromise());
+                return;
+            }
         }
     }
 
@@ -167,7 +180,8 @@ final class PieceServer {
         String id = h.peerId;
         boolean wrote = false;
         while (!h.writing && !h.paced && !h.queued.isEmpty()) {
-            int piece = h.queued.peek();
+            Queued next = h.queued.peek();
+            int piece = next.piece();
             if (!mayGo(id, piece)) {
                 h.queued.poll();
                 wrote = true;
@@ -183,6 +197,11 @@ final class PieceServer {
             }
             h.queued.poll();
             wrote = true;
+            long started = ticker.read();
+            if (started - next.queuedAt() >= SLOW_QUEUE_NANOS && LOG.isDebugEnabled()) {
+                LOG.debug("piece {} to {} waited {} ms in its queue; {} more queued, uploads paced at {} B/s", piece,
+                        id, (started - next.queuedAt()) / 1_000_000, h.queued.size(), Math.round(pacer.rate()));
+            }
             ChannelFuture f = serving.write(h.ctx, store, piece);
             if (f.isDone() && !f.isSuccess()) {
                 h.serving--;
@@ -190,7 +209,6 @@ final class PieceServer {
                 continue;
             }
             h.writing = true;
-            long started = ticker.read();
             f.addListener(done -> {
                 h.writing = false;
                 long now = ticker.read();
