@@ -3,6 +3,7 @@ package io.s3broadcast.p2p.cluster;
 import com.google.common.base.Ticker;
 import io.s3broadcast.spi.cluster.RequestScheduler;
 import io.s3broadcast.p2p.protocol.BitfieldMessage;
+import io.s3broadcast.p2p.protocol.Cancel;
 import io.s3broadcast.p2p.protocol.Have;
 import io.s3broadcast.p2p.protocol.Interested;
 import io.s3broadcast.p2p.protocol.NotInterested;
@@ -209,7 +210,7 @@ final class PieceExchange {
 
     /**
      * Requests unanswered for the request timeout are given up: requested elsewhere first (as after a
-     * {@code REJECT}); a {@code PIECE} that still comes is dropped. Logged once per peer.
+     * {@code REJECT}) and cancelled at the peer; a {@code PIECE} that still comes is dropped. Logged once per peer.
      */
     void expireRequests() {
         long now = ticker.read();
@@ -234,7 +235,10 @@ final class PieceExchange {
                 p.requestTimeouts++;
                 p.unask(piece);
                 requests.requestFailed(p.id, piece);
+                // Still queued at the peer, it is taken out (answered REJECT) instead of sent only to be dropped here.
+                p.link.write(new Cancel(piece));
             }
+            p.link.flush();
             any = true;
             if (p.requestTimeouts >= BanList.THRESHOLD) {
                 // A peer that claims pieces and never sends them would be asked again and again: drop it, so its

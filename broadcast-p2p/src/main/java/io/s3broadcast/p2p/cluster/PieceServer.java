@@ -219,6 +219,7 @@ final class PieceServer {
                 }
                 h.serving--;
                 if (done.isSuccess()) {
+                    pacer.sent(length);
                     choke.uploaded(id, length);
                     exchangedWith.add(id);
                     int grown = h.sendBuffer.written(length, now);

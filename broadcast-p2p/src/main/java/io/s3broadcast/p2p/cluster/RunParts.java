@@ -142,7 +142,8 @@ final class RunParts implements Housekeeping.Checks {
         linger = new Linger(peers, loop, config.linger(), membership::anyPending, run::finish);
         channels = new PeerChannels(loop, cluster.tls(), run::pipeline, cluster.peerChannelHandler());
         pacer = new UploadPacer(config.ticker());
-        catchUp = new CatchUp(pacer, config.ticker(), config.catchUpShare(), pieceCount, config.nodeId());
+        catchUp = new CatchUp(pacer, config.ticker(), config.catchUpShare(), pieceCount, store.layout().pieceSize(),
+                config.nodeId());
         server = new PieceServer(store, serving, choke, banned::contains, disputes.quarantine(), exchangedWith,
                 config.maxRequestsPerPeer(), run::closing, config.ticker(), run::execute, pacer);
         dialer = new Dialer(run::self, membership, peers, id -> banned.contains(id) || resting.isResting(id), loop,

@@ -11,19 +11,27 @@ import org.junit.jupiter.api.Test;
 class CatchUpTest {
 
     private static final int PIECES = 256;
+    /** Small pieces: 64 of them (6.4 MB) go in under 2 s at these rates, so the windows are 2 s long. */
+    private static final long PIECE_SIZE = 100_000;
     private final ManualScheduler time = new ManualScheduler();
     private final UploadPacer pacer = new UploadPacer(time.ticker());
-    private final CatchUp catchUp = new CatchUp(pacer, time.ticker(), 0.9, PIECES, "node");
+    private final CatchUp catchUp = new CatchUp(pacer, time.ticker(), 0.9, PIECES, PIECE_SIZE, "node");
 
     /**
      * {@code seconds} of 100 ms ticks, each after the uploads offered the pacer {@code bytesPerSecond} (what it
-     * holds back does not go).
+     * holds back does not go; what it lets through goes into the sockets at once).
      */
     private void upload(double seconds, long bytesPerSecond, int mine, int... peers) {
+        upload(catchUp, seconds, bytesPerSecond, mine, peers);
+    }
+
+    private void upload(CatchUp c, double seconds, long bytesPerSecond, int mine, int... peers) {
         for (int t = 0; t < seconds * 10; t++) {
             time.advance(Duration.ofMillis(100));
-            pacer.delayNanos(bytesPerSecond / 10);
-            catchUp.tick(mine, peers.clone(), false);
+            if (pacer.delayNanos(bytesPerSecond / 10) == 0) {
+                pacer.sent(bytesPerSecond / 10);
+            }
+            c.tick(mine, peers.clone(), false);
         }
     }
 
@@ -66,6 +74,56 @@ class CatchUpTest {
     }
 
     @Test
+    void withLargePiecesAWindowLastsUntilItCarriedSixtyFourOfThemSoPiecesFinishingTogetherDoNotReadHigh() {
+        // 15 connections share a 5 MB/s link with 1 MiB pieces: each piece takes some 3 s, and counted as its last
+        // byte goes, a 2 s window that sees several finish reads far over the link. Over 64 pieces that evens out.
+        long mib = 1 << 20;
+        double link = 5e6;
+        UploadPacer two = new UploadPacer(time.ticker());
+        CatchUp twoSeconds = new CatchUp(two, time.ticker(), 0.9, PIECES, PIECE_SIZE, "node");
+        CatchUp sixtyFour = new CatchUp(pacer, time.ticker(), 0.9, PIECES, mib, "node");
+        java.util.Random random = new java.util.Random(40);
+        double[] left = new double[15]; // bytes of each connection's piece still to go
+        for (int c = 0; c < left.length; c++) {
+            left[c] = mib * (c + 1) / 15.0;
+        }
+        for (int t = 0; t < 1200; t++) { // 120 s in 100 ms ticks; the link's share goes to a random half each tick
+            time.advance(Duration.ofMillis(100));
+            int first = random.nextInt(left.length);
+            for (int k = 0; k < left.length / 2 + 1; k++) {
+                int c = (first + k) % left.length;
+                left[c] -= link / 10 / (left.length / 2 + 1);
+                if (left[c] <= 0) {
+                    pacer.sent(mib);
+                    two.sent(mib);
+                    left[c] += mib;
+                }
+            }
+            twoSeconds.tick(0, new int[] {10, 10}, false);
+            sixtyFour.tick(0, new int[] {10, 10}, false);
+        }
+        assertThat(twoSeconds.peakBytesPerSecond()).as("2 s windows").isGreaterThan(1.3 * link);
+        assertThat(sixtyFour.peakBytesPerSecond()).as("64-piece windows").isBetween(link, 1.1 * link);
+    }
+
+    @Test
+    void uploadsTooSlowForSixtyFourPiecesAreMeasuredOverThirtySeconds() {
+        long mib = 1 << 20;
+        CatchUp big = new CatchUp(pacer, time.ticker(), 0.9, PIECES, mib, "node");
+        for (int t = 1; t <= 400; t++) { // a piece a second: 64 pieces would take 64 s
+            time.advance(Duration.ofMillis(100));
+            if (t % 10 == 0) {
+                pacer.sent(mib);
+            }
+            big.tick(0, new int[] {10, 10}, false);
+            if (t == 290) {
+                assertThat(big.peakBytesPerSecond()).as("29 s").isZero();
+            }
+        }
+        assertThat(big.peakBytesPerSecond()).isBetween(0.99 * mib, 1.04 * mib);
+    }
+
+    @Test
     void aCompleteNodeAlonePairsOrAShareOfOneAreNeverPaced() {
         upload(3, 5_000_000, 0, 200, 200);
         assertThat(pacer.rate()).isEqualTo(4_500_000);
@@ -79,10 +137,11 @@ class CatchUpTest {
         assertThat(pacer.rate()).as("every peer gone").isZero();
 
         UploadPacer other = new UploadPacer(time.ticker());
-        CatchUp off = new CatchUp(other, time.ticker(), 1, PIECES, "node");
+        CatchUp off = new CatchUp(other, time.ticker(), 1, PIECES, PIECE_SIZE, "node");
         for (int t = 0; t < 30; t++) {
             time.advance(Duration.ofMillis(100));
             other.delayNanos(500_000);
+            other.sent(500_000);
             off.tick(0, new int[] {200, 200}, false);
         }
         assertThat(other.rate()).isZero();
@@ -90,9 +149,9 @@ class CatchUpTest {
 
     @Test
     void theShareIsAFractionAboveZeroAtMostOne() {
-        assertThatThrownBy(() -> new CatchUp(pacer, time.ticker(), 0, PIECES, "node"))
+        assertThatThrownBy(() -> new CatchUp(pacer, time.ticker(), 0, PIECES, PIECE_SIZE, "node"))
                 .isInstanceOf(IllegalArgumentException.class);
-        assertThatThrownBy(() -> new CatchUp(pacer, time.ticker(), 1.5, PIECES, "node"))
+        assertThatThrownBy(() -> new CatchUp(pacer, time.ticker(), 1.5, PIECES, PIECE_SIZE, "node"))
                 .isInstanceOf(IllegalArgumentException.class);
     }
 }

@@ -116,6 +116,8 @@ class PieceExchangeTest {
         exchange.expireRequests();
         assertEquals(List.of(0, 1), FakeLink.of(b).requested().stream().sorted().toList());
         assertTrue(a.asked.isEmpty(), "a late PIECE from a is dropped");
+        assertEquals(2, FakeLink.of(a).types().stream().filter(t -> t == MessageType.CANCEL).count(),
+                "and both are cancelled at a, so that it does not send them (still queued there) at all");
         assertEquals(2, a.requestTimeouts);
         assertEquals(List.of(), misbehaved);
     }

@@ -248,7 +248,7 @@ class PieceServerTest {
         assertEquals(List.of(1, 0), written);
         assertFalse(handler.paced);
         assertEquals(0, handler.serving);
-        assertEquals(2000, pacer.taken());
+        assertEquals(2000, pacer.sent(), "counted as they went into the socket");
     }
 
     @Test
