@@ -30,6 +30,12 @@ public final class S3ProxyServer extends AbstractS3Server {
   private static final Logger LOG = LoggerFactory.getLogger(S3ProxyServer.class);
   private static final String ACCESS_KEY = "s3broadcast-access";
   private static final String SECRET_KEY = "s3broadcast-secret";
+  /**
+   * Jetty's threads: each GET holds one while its body streams. Jetty's default of 200 is fewer than the GETs a
+   * 16-node fleet opens at its start (16 nodes x 16 connections = 256, through the bench's throttled S3), and real
+   * S3 does not make the ones over it wait.
+   */
+  static final int JETTY_MAX_THREADS = 1024;
 
   private final S3Proxy proxy;
   private final BlobStore blobStore;
@@ -82,6 +88,7 @@ public final class S3ProxyServer extends AbstractS3Server {
             .endpoint(URI.create("http://127.0.0.1:0"))
             .awsAuthentication(AuthenticationType.AWS_V2_OR_V4, ACCESS_KEY, SECRET_KEY)
             .ignoreUnknownHeaders(true)
+            .jettyMaxThreads(JETTY_MAX_THREADS)
             .stopTimeout(0)
             .build();
     try {
