@@ -12,10 +12,10 @@ import org.slf4j.LoggerFactory;
  *
  * <p>The rate is the bytes of pieces that went into the sockets in full ({@link UploadPacer#sent}) over windows one
  * after the other, each at least {@link #WINDOW_NANOS} long and carrying at least {@link #WINDOW_PIECES} pieces (or
- * {@link #MAX_WINDOW_NANOS} long, whichever comes first). Pieces are counted whole as their last byte goes, so a
- * window of a few pieces reads high whenever several connections finish a piece in it: at 16 nodes, 1 GiB in 1 MiB
- * pieces and 5 MB/s links, the highest of sliding 2 s windows (ten pieces) read 7.5-8 MB/s, and pacing at 0.9 of
- * that did nothing (session 40). Over 64 pieces, and windows that do not slide, the error is a few percent.
+ * {@link #MAX_WINDOW_NANOS} long, whichever comes first). Pieces are counted whole, so a window of a few pieces
+ * reads high whenever several connections finish a piece in it. Counted as they were let through, over sliding 2 s
+ * windows (ten pieces), the peak read 7.5-8 MB/s at 16 nodes, 1 GiB in 1 MiB pieces and 5 MB/s links, and pacing at
+ * 0.9 of that did nothing (session 40). Over 64 pieces, in windows that do not slide, the error is a few percent.
  *
  * <p>Why: a node's downloads are acknowledged over its upload link. A full upload link keeps a queue (on the fleet,
  * up to its filter's 100 ms), every acknowledgement of the node's downloads waits in it, and its downloads then
