@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.s3broadcast.testkit.time.ManualScheduler;
 import java.time.Duration;
+import java.util.Random;
 import org.junit.jupiter.api.Test;
 
 /** When a node's uploads are paced so it catches up, on fake time: its uploads measured through the pacer. */
@@ -22,16 +23,12 @@ class CatchUpTest {
      * holds back does not go; what it lets through goes into the sockets at once).
      */
     private void upload(double seconds, long bytesPerSecond, int mine, int... peers) {
-        upload(catchUp, seconds, bytesPerSecond, mine, peers);
-    }
-
-    private void upload(CatchUp c, double seconds, long bytesPerSecond, int mine, int... peers) {
         for (int t = 0; t < seconds * 10; t++) {
             time.advance(Duration.ofMillis(100));
             if (pacer.delayNanos(bytesPerSecond / 10) == 0) {
                 pacer.sent(bytesPerSecond / 10);
             }
-            c.tick(mine, peers.clone(), false);
+            catchUp.tick(mine, peers.clone(), false);
         }
     }
 
@@ -82,12 +79,12 @@ class CatchUpTest {
         UploadPacer two = new UploadPacer(time.ticker());
         CatchUp twoSeconds = new CatchUp(two, time.ticker(), 0.9, PIECES, PIECE_SIZE, "node");
         CatchUp sixtyFour = new CatchUp(pacer, time.ticker(), 0.9, PIECES, mib, "node");
-        java.util.Random random = new java.util.Random(40);
+        Random random = new Random(40);
         double[] left = new double[15]; // bytes of each connection's piece still to go
         for (int c = 0; c < left.length; c++) {
             left[c] = mib * (c + 1) / 15.0;
         }
-        for (int t = 0; t < 1200; t++) { // 120 s in 100 ms ticks; the link's share goes to a random half each tick
+        for (int t = 0; t < 1200; t++) { // 120 s in 100 ms ticks; each tick the link carries 8 of the 15 connections, in turn from a random one
             time.advance(Duration.ofMillis(100));
             int first = random.nextInt(left.length);
             for (int k = 0; k < left.length / 2 + 1; k++) {
