@@ -84,7 +84,8 @@ class CatchUpTest {
         for (int c = 0; c < left.length; c++) {
             left[c] = mib * (c + 1) / 15.0;
         }
-        for (int t = 0; t < 1200; t++) { // 120 s in 100 ms ticks; each tick the link carries 8 of the 15 connections, in turn from a random one
+        // 120 s in 100 ms ticks; each tick the link carries 8 of the 15 connections, in turn from a random one
+        for (int t = 0; t < 1200; t++) {
             time.advance(Duration.ofMillis(100));
             int first = random.nextInt(left.length);
             for (int k = 0; k < left.length / 2 + 1; k++) {
