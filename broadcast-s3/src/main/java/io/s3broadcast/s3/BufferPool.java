@@ -4,7 +4,7 @@ import java.nio.ByteBuffer;
 import java.util.concurrent.ArrayBlockingQueue;
 
 /**
- * Direct buffers in which a {@link PieceWriter} gathers small body chunks (the Netty client delivers
+ * Direct buffers in which a {@link WriteGatherer} gathers small body chunks (the Netty client delivers
  * 8 KiB at a time) into fewer, larger writes. Holds at most {@code keep} idle buffers; more are made when
  * needed and left to the garbage collector.
  */

@@ -233,7 +233,7 @@ final class ObjectHead {
         return retrier.<GetObjectAttributesResponse>call("GetObjectAttributes s3://" + bucket + "/" + key,
                         () -> client.getObjectAttributes(request), (e, n) -> e)
                 .thenCompose(r -> {
-                    if (r.eTag() != null && !PieceWriter.unquote(r.eTag()).equals(PieceWriter.unquote(eTag))) {
+                    if (r.eTag() != null && !ETags.unquote(r.eTag()).equals(ETags.unquote(eTag))) {
                         throw new BroadcastException.ObjectChanged("s3://" + bucket + "/" + key
                                 + " changed between HEAD and GetObjectAttributes; fetch again", null);
                     }

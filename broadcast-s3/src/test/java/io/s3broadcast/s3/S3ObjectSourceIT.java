@@ -121,7 +121,7 @@ class S3ObjectSourceIT {
         ObjectSource source = source(s3, config(s3, httpClient, s3.endpoint(), 4, 3, Duration.ofSeconds(10)));
         ObjectInfo info = source.head(s3.bucket(), object.key()).get(1, TimeUnit.MINUTES);
         assertThat(info.size()).isEqualTo(size);
-        assertThat(PieceWriter.unquote(info.eTag())).isEqualTo(PieceWriter.unquote(object.eTag()));
+        assertThat(ETags.unquote(info.eTag())).isEqualTo(ETags.unquote(object.eTag()));
         if (s3.supports(S3Feature.GET_CHECKSUMS)) {
             // putRandom uploads 16 MiB parts with CRC32 checksums: a composite checksum with 5 parts.
             ObjectChecksum c = info.checksum().orElseThrow();
