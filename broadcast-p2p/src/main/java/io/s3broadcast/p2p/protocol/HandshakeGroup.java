@@ -60,6 +60,6 @@ public final class HandshakeGroup {
         if (readable < GROUP_LENGTH_OFFSET + 1 + groupLength) {
             return null;
         }
-        return MessageDecoder.utf8(head.slice(start + GROUP_LENGTH_OFFSET + 1, groupLength), groupLength, "group");
+        return HandshakeBodies.utf8(head.slice(start + GROUP_LENGTH_OFFSET + 1, groupLength), groupLength, "group");
     }
 }

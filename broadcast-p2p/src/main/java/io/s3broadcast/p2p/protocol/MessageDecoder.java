@@ -5,9 +5,6 @@ import io.netty.channel.ChannelHandlerContext;
 import io.netty.handler.codec.MessageToMessageDecoder;
 import io.s3broadcast.spi.PieceLayout;
 import io.s3broadcast.spi.PieceRun;
-import java.nio.charset.CharacterCodingException;
-import java.nio.charset.CodingErrorAction;
-import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.List;
 
@@ -16,7 +13,7 @@ import java.util.List;
  * a peer could get wrong: an unknown type, a body of the wrong length, a piece index outside the layout, a piece of
  * the wrong length, a bitfield of the wrong length or with spare bits set, a bad handshake or goodbye, overlapping
  * works, and messages out of order (the handshake comes first, then the peer's {@code AUTH} or a goodbye, and
- * there is one of each).
+ * there is one of each). The bodies of the handshake and the proof are read by {@link HandshakeBodies}.
  *
  * <p>Piece indexes are checked against our own {@link PieceLayout}: the handshake refuses a peer whose layout
  * differs, so after it both sides share one.
@@ -85,11 +82,11 @@ final class MessageDecoder extends MessageToMessageDecoder<ByteBuf> {
         }
         switch (type) {
             case HANDSHAKE:
-                Handshake handshake = handshake(frame);
+                Handshake handshake = HandshakeBodies.handshake(frame);
                 state = State.AWAIT_AUTH;
                 return handshake;
             case AUTH:
-                Auth auth = auth(frame);
+                Auth auth = HandshakeBodies.auth(frame);
                 state = State.READY;
                 return auth;
             case CHOKE:
@@ -139,7 +136,7 @@ final class MessageDecoder extends MessageToMessageDecoder<ByteBuf> {
         }
     }
 
-    private static void checkLength(ByteBuf body, MessageType type, int expected) {
+    static void checkLength(ByteBuf body, MessageType type, int expected) {
         if (body.readableBytes() != expected) {
             throw new ProtocolException(type + " body has " + body.readableBytes() + " bytes, expected " + expected);
         }
@@ -160,69 +157,6 @@ final class MessageDecoder extends MessageToMessageDecoder<ByteBuf> {
             throw new ProtocolException(type + " for piece " + piece + " outside [0, " + pieceCount + ")");
         }
         return piece;
-    }
-
-    private Handshake handshake(ByteBuf body) {
-        if (body.readableBytes() < Handshake.FIXED_BODY_LENGTH) {
-            throw new ProtocolException("HANDSHAKE body has " + body.readableBytes() + " bytes, expected at least "
-                    + Handshake.FIXED_BODY_LENGTH);
-        }
-        int magic = body.readInt();
-        if (magic != Handshake.MAGIC) {
-            throw new ProtocolException(String.format("bad magic 0x%08x: not an s3-broadcast peer", magic));
-        }
-        int version = body.readUnsignedShort();
-        if (version != Handshake.VERSION) {
-            throw new ProtocolException("peer speaks protocol version " + version + ", this node speaks "
-                    + Handshake.VERSION);
-        }
-        int flags = body.readUnsignedByte();
-        if ((flags & ~Handshake.FLAG_AUTHENTICATED) != 0) {
-            throw new ProtocolException(String.format("HANDSHAKE with unknown flags 0x%02x", flags));
-        }
-        byte[] nonce = new byte[Handshake.NONCE_BYTES];
-        body.readBytes(nonce);
-        String group = string(body, "group");
-        if (!body.isReadable()) {
-            throw new ProtocolException("HANDSHAKE ends before the node id");
-        }
-        String nodeId = string(body, "node id");
-        if (body.isReadable()) {
-            throw new ProtocolException("HANDSHAKE has " + body.readableBytes() + " bytes after the node id");
-        }
-        try {
-            return new Handshake(version, group, nodeId, nonce, (flags & Handshake.FLAG_AUTHENTICATED) != 0);
-        } catch (IllegalArgumentException e) {
-            throw new ProtocolException("bad HANDSHAKE: " + e.getMessage(), e);
-        }
-    }
-
-    private static Auth auth(ByteBuf body) {
-        checkLength(body, MessageType.AUTH, Auth.BODY_LENGTH);
-        byte[] mac = new byte[Auth.MAC_BYTES];
-        body.readBytes(mac);
-        long objectSize = body.readLong();
-        int pieceSize = body.readInt();
-        int maxFrameLength = body.readInt();
-        int listenPort = body.readUnsignedShort();
-        try {
-            return new Auth(mac, objectSize, pieceSize, maxFrameLength, listenPort);
-        } catch (IllegalArgumentException e) {
-            throw new ProtocolException("bad AUTH: " + e.getMessage(), e);
-        }
-    }
-
-    /** A string of 1-255 UTF-8 bytes after its uint8 length. */
-    private static String string(ByteBuf body, String what) {
-        int length = body.readUnsignedByte();
-        if (length == 0) {
-            throw new ProtocolException("HANDSHAKE with an empty " + what);
-        }
-        if (body.readableBytes() < length) {
-            throw new ProtocolException("HANDSHAKE announces a " + what + " of " + length + " bytes, only "
-                    + body.readableBytes() + " follow");
-        }
-        return utf8(body, length, what);
     }
 
     private BitfieldMessage bitfield(ByteBuf body) {
@@ -270,7 +204,7 @@ final class MessageDecoder extends MessageToMessageDecoder<ByteBuf> {
             throw new ProtocolException("GOODBYE announces a detail of " + detailLength + " bytes, "
                     + body.readableBytes() + " follow");
         }
-        return new Goodbye(reason, utf8(body, detailLength, "goodbye detail"));
+        return new Goodbye(reason, HandshakeBodies.utf8(body, detailLength, "goodbye detail"));
     }
 
     private Digests digests(ByteBuf body) {
@@ -305,7 +239,7 @@ final class MessageDecoder extends MessageToMessageDecoder<ByteBuf> {
             throw new ProtocolException("RELAYED_DIGESTS origin id of " + length + " bytes does not fit its body of "
                     + (body.readableBytes() + 1) + " bytes");
         }
-        String origin = utf8(body, length, "RELAYED_DIGESTS origin id");
+        String origin = HandshakeBodies.utf8(body, length, "RELAYED_DIGESTS origin id");
         return new RelayedDigests(origin, digests(body));
     }
 
@@ -335,19 +269,5 @@ final class MessageDecoder extends MessageToMessageDecoder<ByteBuf> {
             throw new ProtocolException("GIVE_WORK_RESPONSE: " + overlap);
         }
         return new GiveWorkResponse(requestId, works);
-    }
-
-    static String utf8(ByteBuf body, int length, String what) {
-        try {
-            String s = StandardCharsets.UTF_8.newDecoder()
-                    .onMalformedInput(CodingErrorAction.REPORT)
-                    .onUnmappableCharacter(CodingErrorAction.REPORT)
-                    .decode(body.nioBuffer(body.readerIndex(), length))
-                    .toString();
-            body.skipBytes(length);
-            return s;
-        } catch (CharacterCodingException e) {
-            throw new ProtocolException(what + " is not valid UTF-8", e);
-        }
     }
 }
