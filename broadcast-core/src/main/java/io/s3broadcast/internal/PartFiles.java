@@ -25,7 +25,7 @@ import org.slf4j.LoggerFactory;
 /**
  * The names of a destination's temporary files, and the removal of those a previous run left behind.
  *
- * <p>A fetch of one object (bucket, key, ETag, version, size, piece size: its {@link PieceJournal.Identity})
+ * <p>A fetch of one object (bucket, key, ETag, version, size, piece size: its {@link JournalFormat.Identity})
  * to {@code DIR/NAME} writes {@code DIR/.NAME.HASH.s3b-part} and its journal {@code DIR/.NAME.HASH.s3b-journal},
  * {@code HASH} being 16 hex digits of the identity's SHA-256: the same object to the same place always gets the
  * same name, so a fetch after a crash finds what the last one stored. Older versions named the part file
@@ -83,7 +83,7 @@ final class PartFiles {
      * (in this JVM, or holding its journal's lock) is using them. {@code current} is the object now fetched, to
      * say when the one left behind was another version of it.
      */
-    static void removeStale(Path destination, String keepHash, PieceJournal.Identity current) {
+    static void removeStale(Path destination, String keepHash, JournalFormat.Identity current) {
         Map<Path, Matcher> files;
         try {
             files = list(destination);
@@ -145,7 +145,7 @@ final class PartFiles {
     /** Bytes of the pieces {@code journal} lists (each counted as a whole piece), or -1 when it cannot be read. */
     private static long piecesListed(Path journal) {
         try (FileChannel ch = FileChannel.open(journal, StandardOpenOption.READ)) {
-            PieceJournal.Contents c = PieceJournal.read(ch);
+            JournalFormat.Contents c = JournalFormat.read(ch);
             return c == null ? -1 : (long) c.pieces().size() * c.identity().pieceSize();
         } catch (IOException e) {
             return -1;
@@ -169,7 +169,7 @@ final class PartFiles {
     }
 
     /** Removes a journal nobody uses (and says what it was of); false when it is in use. */
-    private static boolean removeJournal(Path journal, Path destination, PieceJournal.Identity current) {
+    private static boolean removeJournal(Path journal, Path destination, JournalFormat.Identity current) {
         if (!claim(journal)) {
             return false;
         }
@@ -177,7 +177,7 @@ final class PartFiles {
             if (tryLock(ch) == null) {
                 return false;
             }
-            PieceJournal.Contents old = PieceJournal.read(ch);
+            JournalFormat.Contents old = JournalFormat.read(ch);
             if (old != null && old.identity().bucket().equals(current.bucket()) && old.identity().key().equals(current.key())
                     && !old.identity().equals(current)) {
                 LOG.info("{} changed since the fetch to {} that was interrupted (ETag {} size {}, now ETag {} size {}):"

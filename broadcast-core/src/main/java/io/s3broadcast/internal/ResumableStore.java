@@ -68,7 +68,7 @@ final class ResumableStore {
      */
     static ResumableStore open(Path destination, ObjectInfo info, PieceLayout layout, boolean keepDigests,
             Executor executor) throws IOException {
-        PieceJournal.Identity identity = PieceJournal.Identity.of(info, layout);
+        JournalFormat.Identity identity = JournalFormat.Identity.of(info, layout);
         String hash = identity.hash();
         Path journalPath = PartFiles.journal(destination, hash);
         if (!PartFiles.claim(journalPath)) {
@@ -89,7 +89,7 @@ final class ResumableStore {
                 return notResumable(destination, hash, layout, keepDigests);
             }
             PartFiles.removeStale(destination, hash, identity);
-            PieceJournal.Contents contents = PieceJournal.read(channel);
+            JournalFormat.Contents contents = JournalFormat.read(channel);
             if (contents != null && !contents.identity().equals(identity)) {
                 contents = null; // the same name for another object: start over
             }
@@ -99,11 +99,11 @@ final class ResumableStore {
             }
             int resumed = 0;
             if (contents == null) {
-                PieceJournal.writeHeader(channel, identity);
+                JournalFormat.writeHeader(channel, identity);
             } else {
                 channel.truncate(contents.validLength());
                 List<Integer> dropped = restore(store, contents.pieces());
-                PieceJournal.appendForgotten(channel, dropped);
+                JournalFormat.appendForgotten(channel, dropped);
                 resumed = store.presentCount();
                 LOG.info("resuming {} into {}: {} of {} pieces stored by an interrupted fetch check out{}",
                         identity.object(), destination, resumed, layout.pieceCount(),
@@ -141,14 +141,14 @@ final class ResumableStore {
     }
 
     /** Marks present the listed pieces whose bytes match their CRC32C; returns those that do not. */
-    private static List<Integer> restore(PieceStore store, Map<Integer, PieceJournal.Entry> pieces) throws IOException {
+    private static List<Integer> restore(PieceStore store, Map<Integer, JournalFormat.Entry> pieces) throws IOException {
         List<Integer> dropped = new ArrayList<>();
         if (pieces.isEmpty()) {
             return dropped;
         }
         ByteBuffer buf = ByteBuffer.allocate(store.layout().pieceSize());
         CRC32C crc = new CRC32C();
-        for (Map.Entry<Integer, PieceJournal.Entry> e : pieces.entrySet()) {
+        for (Map.Entry<Integer, JournalFormat.Entry> e : pieces.entrySet()) {
             int piece = e.getKey();
             buf.clear();
             store.readPiece(piece, buf);

@@ -41,8 +41,8 @@ class PieceJournalTest {
         store = PieceStore.create(dir.resolve("object.bin"), LAYOUT);
         channel = FileChannel.open(dir.resolve("journal"), StandardOpenOption.CREATE_NEW, StandardOpenOption.READ,
                 StandardOpenOption.WRITE);
-        PieceJournal.writeHeader(channel,
-                new PieceJournal.Identity("bucket", "key", "etag", "", LAYOUT.objectSize(), PIECE));
+        JournalFormat.writeHeader(channel,
+                new JournalFormat.Identity("bucket", "key", "etag", "", LAYOUT.objectSize(), PIECE));
         header = channel.size();
         journal = new PieceJournal(channel, store, new Bitfield(LAYOUT.pieceCount()), now::add, later::add,
                 3L * PIECE);
@@ -62,7 +62,7 @@ class PieceJournalTest {
     }
 
     private long records() throws IOException {
-        return (channel.size() - header) / PieceJournal.RECORD;
+        return (channel.size() - header) / JournalFormat.RECORD;
     }
 
     @Test

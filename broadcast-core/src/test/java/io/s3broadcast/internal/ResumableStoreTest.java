@@ -113,7 +113,7 @@ class ResumableStoreTest {
     void aTornLastRecordIsCutOffAndAppendingGoesOn() throws Exception {
         interrupted("\"e1\"", false, 1, 2);
         Path journal = onlyFile(".s3b-journal");
-        Files.write(journal, new byte[PieceJournal.RECORD - 7], StandardOpenOption.APPEND); // a record half written
+        Files.write(journal, new byte[JournalFormat.RECORD - 7], StandardOpenOption.APPEND); // a record half written
         ResumableStore r = open("\"e1\"", false);
         assertThat(r.resumedPieces()).isEqualTo(2);
         store(r.store(), 5);
@@ -141,7 +141,7 @@ class ResumableStoreTest {
         r.store().close();
         // The drop is journaled: the piece stays dropped without being read again.
         try (var ch = java.nio.channels.FileChannel.open(onlyFile(".s3b-journal"))) {
-            assertThat(PieceJournal.read(ch).pieces()).containsOnlyKeys(0, 2);
+            assertThat(JournalFormat.read(ch).pieces()).containsOnlyKeys(0, 2);
         }
     }
 
