@@ -1,10 +1,8 @@
 package io.s3broadcast.s3;
 
 import io.s3broadcast.BroadcastException;
-import io.s3broadcast.spi.ObjectInfo;
 import io.s3broadcast.spi.PieceLayout;
 import io.s3broadcast.spi.PieceRun;
-import java.time.Duration;
 import java.util.concurrent.CancellationException;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.RejectedExecutionException;
@@ -14,13 +12,13 @@ import java.util.function.IntConsumer;
 import java.util.function.LongConsumer;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
-import software.amazon.awssdk.services.s3.model.HeadObjectRequest;
 
 /**
  * Reads one {@link PieceRun} with ranged GETs pinned to the object's ETag (each an {@link Attempt}), retrying
  * until every piece of the run is stored. A retry asks only for the pieces not yet stored. Failures S3 or the
  * network may get over ({@link Failures.Kind#RETRY}) are retried after an exponential, fully jittered backoff;
- * after {@code maxAttempts} attempts in a row that stored no piece the run fails, naming its byte range.
+ * after {@code maxAttempts} attempts in a row that stored no piece the run fails, naming its byte range; a 412
+ * fails it with what the object is now ({@link ChangedObject}).
  *
  * <p>A reader may be {@linkplain #split split} while it reads: it stops at the cut and a new reader takes
  * the bytes after it ({@link Fetch} hedges a slow range this way). So a reader reads bytes
@@ -198,28 +196,6 @@ final class RangeReader implements Attempt.Reader {
         }
     }
 
-    /**
-     * The object changed under a read of {@code range} (412 to its If-Match): fails with an error naming the ETag
-     * it was fetched at and the one it has now, read by a HEAD bounded by the first-byte timeout (or why that
-     * HEAD failed).
-     */
-    private void objectChanged(String range, Throwable cause) {
-        ObjectInfo o = ctx.object();
-        Duration timeout = ctx.firstByteTimeout();
-        CompletableFuture<String> now;
-        try {
-            now = ctx.client().headObject(S3ReadOptions.apply(HeadObjectRequest.builder().bucket(o.bucket())
-                            .key(o.key()).overrideConfiguration(c -> c.apiCallTimeout(timeout)), o.options()).build())
-                    .thenApply(h -> "it now has ETag " + h.eTag() + ", " + h.contentLength() + " bytes");
-        } catch (RuntimeException e) {
-            now = CompletableFuture.failedFuture(e);
-        }
-        now.orTimeout(timeout.toMillis() + 1_000, TimeUnit.MILLISECONDS)
-                .exceptionally(e -> "its new ETag could not be read: " + Failures.describe(Failures.unwrap(e)))
-                .thenAccept(text -> done.completeExceptionally(Failures.objectChanged(ctx.name(), range, o.eTag(),
-                        cause, text)));
-    }
-
     @Override
     public void attemptEnded(Attempt a, Throwable failure) {
         try {
@@ -259,7 +235,7 @@ final class RangeReader implements Attempt.Reader {
         if (kind == Failures.Kind.OBJECT_CHANGED && !(Failures.unwrap(failure) instanceof BroadcastException)) {
             // A 412 to the If-Match: a HEAD tells what the object is now. A response the writer found to be of
             // another version (its ETag or size) says so itself and fails below as it is.
-            objectChanged(a.range(), Failures.unwrap(failure));
+            ChangedObject.failure(ctx, a.range(), Failures.unwrap(failure)).thenAccept(done::completeExceptionally);
             return;
         }
         if (kind != Failures.Kind.RETRY) {
