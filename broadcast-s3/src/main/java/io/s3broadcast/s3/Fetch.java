@@ -39,9 +39,6 @@ final class Fetch {
 
     private static final Logger LOG = LoggerFactory.getLogger(Fetch.class);
 
-    /** First-byte wait assumed before one is measured. */
-    static final double DEFAULT_FIRST_BYTE_SECONDS = 0.05;
-
     private final ReadContext ctx;
     private final PieceQueue queue;
     private final int maxPieces;
@@ -55,15 +52,12 @@ final class Fetch {
     private final Set<RangeReader> inFlight = ConcurrentHashMap.newKeySet();
     private final AtomicBoolean failing = new AtomicBoolean();
     private final LongAdder bytes = new LongAdder();
+    private final ReadRates rates = new ReadRates();
     // guarded by this
     private int lanes;
     private int target;
     private int hedges;
     private long hedgedBytes;
-    private double finishedRates;
-    private int finishedReads;
-    private double firstByteSeconds;
-    private int firstBytes;
     private long lastBytes;
     /** The last interval's rate and the highest so far (bytes/s), to tell a busy link from an idle one. */
     private double lastRate;
@@ -222,8 +216,8 @@ final class Fetch {
             }
         }
         long now = ctx.ticker().read();
-        double fresh = newReadRate(now);
-        double wait = firstByteSeconds();
+        double fresh = rates.newReadRate(inFlight, now);
+        double wait = rates.firstByteSeconds();
         long minPart = TailHedge.minPart(ctx.store().layout().pieceSize());
         RangeReader slowest = null;
         long cut = -1;
@@ -287,45 +281,9 @@ final class Fetch {
         }
     }
 
-    /** The expected rate of a new GET: the mean of the rates reads had (each GET draws its own); 0 when none measured. */
-    private double newReadRate(long now) {
-        double sum;
-        int n;
-        synchronized (this) {
-            sum = finishedRates;
-            n = finishedReads;
-        }
-        for (RangeReader r : inFlight) {
-            long first = r.firstByteNanos();
-            double measured = first < 0 ? 0 : seconds(now - first);
-            if (measured >= TailHedge.MIN_MEASURED_SECONDS) {
-                sum += r.received() / measured;
-                n++;
-            }
-        }
-        return n == 0 ? 0 : sum / n;
-    }
-
-    private synchronized double firstByteSeconds() {
-        return firstBytes == 0 ? DEFAULT_FIRST_BYTE_SECONDS : firstByteSeconds / firstBytes;
-    }
-
     private void finished(RangeReader reader) {
         inFlight.remove(reader);
-        long now = ctx.ticker().read();
-        long first = reader.firstByteNanos();
-        if (first < 0) {
-            return;
-        }
-        double active = seconds(now - first);
-        synchronized (this) {
-            firstByteSeconds += seconds(first - reader.startNanos());
-            firstBytes++;
-            if (active >= TailHedge.MIN_MEASURED_SECONDS) {
-                finishedRates += reader.received() / active;
-                finishedReads++;
-            }
-        }
+        rates.finished(reader, ctx.ticker().read());
     }
 
     /** Measures the rate of the last interval, asks the tuner, and starts lanes up to its count. */

@@ -25,7 +25,7 @@ import org.slf4j.LoggerFactory;
  * {@code [startByte, endByte)}, which may begin or end within a piece; such a piece is a part
  * ({@link PieceWriter}), reported to {@code onPartWritten} instead of being recorded.
  */
-final class RangeReader implements Attempt.Reader {
+final class RangeReader implements Attempt.Reader, ReadProgress {
 
     private static final Logger LOG = LoggerFactory.getLogger(RangeReader.class);
 
@@ -89,23 +89,23 @@ final class RangeReader implements Attempt.Reader {
         return run;
     }
 
-    /** One past the last byte this reader is to read. */
-    long endByte() {
+    @Override
+    public long endByte() {
         return endByte;
     }
 
-    /** When this reader started (ticker nanos). */
-    long startNanos() {
+    @Override
+    public long startNanos() {
         return startNanos;
     }
 
-    /** When its first byte came (ticker nanos), or -1 while none has. */
-    long firstByteNanos() {
+    @Override
+    public long firstByteNanos() {
         return firstByteNanos;
     }
 
-    /** The byte it is at: bytes before it are written (or being read by the attempt in flight). */
-    synchronized long position() {
+    @Override
+    public synchronized long position() {
         if (current != null && !current.ended()) {
             return current.position();
         }
@@ -115,8 +115,8 @@ final class RangeReader implements Attempt.Reader {
         return Math.max(startByte, layout.offset(nextPiece));
     }
 
-    /** Bytes received over every attempt, for its rate. */
-    synchronized long received() {
+    @Override
+    public synchronized long received() {
         return received + (current == null ? 0 : current.received());
     }
 
