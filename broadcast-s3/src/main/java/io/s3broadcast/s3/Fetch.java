@@ -53,6 +53,7 @@ final class Fetch {
     private final AtomicBoolean failing = new AtomicBoolean();
     private final LongAdder bytes = new LongAdder();
     private final ReadRates rates = new ReadRates();
+    private final HedgeChoice choice;
     // guarded by this
     private int lanes;
     private int target;
@@ -81,6 +82,7 @@ final class Fetch {
         this.tuner = tuning.start(initial, maxLanes);
         this.target = initial;
         this.splits = new SplitPieces(ctx.store());
+        this.choice = new HedgeChoice(rates, ctx.store().layout().pieceSize());
     }
 
     CompletableFuture<Void> start() {
@@ -204,7 +206,7 @@ final class Fetch {
         return new RangeReader(ctx, run, startByte, this::partWritten, this::throttled, bytes::add);
     }
 
-    /** Cuts the read in flight predicted to end last, if {@link TailHedge} says so; returns the reader of its tail. */
+    /** Cuts the read in flight {@link HedgeChoice} chooses, if any; returns the reader of its tail. */
     private RangeReader hedgeSlowest() {
         synchronized (this) {
             // Every cut drops what the slow GET had already sent past it, so hedges are few: one, and one more per
@@ -215,33 +217,12 @@ final class Fetch {
                 return null;
             }
         }
-        long now = ctx.ticker().read();
-        double fresh = rates.newReadRate(inFlight, now);
-        double wait = rates.firstByteSeconds();
-        long minPart = TailHedge.minPart(ctx.store().layout().pieceSize());
-        RangeReader slowest = null;
-        long cut = -1;
-        double slowestSeconds = 0;
-        for (RangeReader r : inFlight) {
-            long end = r.endByte();
-            long position = r.position();
-            long first = r.firstByteNanos();
-            double measured = seconds(now - (first >= 0 ? first : r.startNanos()));
-            double rate = first >= 0 && measured > 0 ? r.received() / measured : 0;
-            long c = TailHedge.cut(position, end, rate, measured, fresh, wait, minPart);
-            if (c < 0) {
-                continue;
-            }
-            double alone = rate > 0 ? (end - position) / rate : Double.POSITIVE_INFINITY;
-            if (slowest == null || alone > slowestSeconds) {
-                slowest = r;
-                cut = c;
-                slowestSeconds = alone;
-            }
-        }
-        if (slowest == null) {
+        HedgeChoice.Cut<RangeReader> chosen = choice.slowest(inFlight, ctx.ticker().read());
+        if (chosen == null) {
             return null;
         }
+        RangeReader slowest = chosen.read();
+        long cut = chosen.at();
         PieceLayout layout = ctx.store().layout();
         long end = slowest.endByte();
         int cutPiece = layout.pieceAt(cut);

@@ -1,8 +1,8 @@
 package io.s3broadcast.s3;
 
 /**
- * A ranged read as its fetch measures it, to tell the rate a new GET may expect ({@link ReadRates}).
- * {@link RangeReader} is the one the fetch runs.
+ * A ranged read as its fetch measures it, to tell the rate a new GET may expect and which read to hedge
+ * ({@link ReadRates}, {@link HedgeChoice}). {@link RangeReader} is the one the fetch runs.
  *
  * <p>Threads: read from any thread while the read goes on; each value may change between two calls.
  */
