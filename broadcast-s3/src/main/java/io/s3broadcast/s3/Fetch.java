@@ -30,8 +30,11 @@ import org.slf4j.LoggerFactory;
  * {@link LaneCount} wants more, a lane over the count stops after its read, and a 503 SlowDown lowers it at once.
  *
  * <p>With {@link RangeReads#hedge()}, a lane that finds the queue empty hedges before it stops: it takes the
- * unreceived tail of the read in flight that {@link TailHedge} finds much slower than a new GET would be,
+ * unreceived tail of the read in flight that {@link HedgeChoice} finds much slower than a new GET would be,
  * cutting that read short ({@link RangeReader#split}). Pieces cut in parts are completed by {@link SplitPieces}.
+ *
+ * <p>Threads: a lane runs on the thread its last read ended on (mostly the client's; the first lanes on the
+ * caller's), ticks on the scheduler's; the count, the rates and the hedges keep their own locks.
  */
 final class Fetch {
 
@@ -51,10 +54,7 @@ final class Fetch {
     private final LongAdder bytes = new LongAdder();
     private final ReadRates rates = new ReadRates();
     private final HedgeChoice choice;
-    // guarded by this
-    private int hedges;
-    private long hedgedBytes;
-    private ScheduledFuture<?> ticks;
+    private ScheduledFuture<?> ticks; // guarded by this
 
     Fetch(ReadContext ctx, PieceQueue queue, RangeReads reads, int maxConnections) {
         this.listener = ctx.listener();
@@ -77,10 +77,9 @@ final class Fetch {
             if (e != null) {
                 cancelReads();
             }
-            synchronized (this) {
-                if (hedges > 0) {
-                    LOG.debug("{}: {} hedges took {} bytes", ctx.name(), hedges, hedgedBytes);
-                }
+            HedgeChoice.Tally hedged = choice.tally();
+            if (hedged.hedges() > 0) {
+                LOG.debug("{}: {} hedges took {} bytes", ctx.name(), hedged.hedges(), hedged.bytes());
             }
         });
         PieceLayout layout = ctx.store().layout();
@@ -105,11 +104,6 @@ final class Fetch {
             lane();
         }
         return result;
-    }
-
-    /** Tails taken over from slow reads so far. */
-    synchronized int hedges() {
-        return hedges;
     }
 
     /** Runs one lane until it waits for a read, or stops it when there is nothing to read or too many lanes. */
@@ -184,13 +178,8 @@ final class Fetch {
 
     /** Cuts the read in flight {@link HedgeChoice} chooses, if any; returns the reader of its tail. */
     private RangeReader hedgeSlowest() {
-        synchronized (this) {
-            // Every cut drops what the slow GET had already sent past it, so hedges are few: one, and one more per
-            // BYTES_PER_HEDGE read. And none while the fetch reads near the best rate it had: the link is busy, and
-            // another GET would only share it.
-            if (hedges >= 1 + bytes.sum() / TailHedge.BYTES_PER_HEDGE || count.busy()) {
-                return null;
-            }
+        if (!choice.allows(bytes.sum(), count.busy())) {
+            return null;
         }
         HedgeChoice.Cut<RangeReader> chosen = choice.slowest(inFlight, ctx.ticker().read());
         if (chosen == null) {
@@ -217,10 +206,7 @@ final class Fetch {
             }
             return null;
         }
-        synchronized (this) {
-            hedges++;
-            hedgedBytes += end - cut;
-        }
+        choice.took(end - cut);
         LOG.debug("{}: hedging bytes {}-{} of a read at {} ({} in flight)", ctx.name(), cut, end - 1,
                 slowest.run(), inFlight.size());
         listener.hedged(end - cut);

@@ -73,6 +73,23 @@ class HedgeChoiceTest {
     }
 
     @Test
+    void aFetchHedgesOnceAndOnceMoreForEveryBytesPerHedgeItRead() {
+        assertThat(choice.allows(0, false)).isTrue();
+        choice.took(MIB);
+        assertThat(choice.allows(TailHedge.BYTES_PER_HEDGE - 1, false)).isFalse();
+        assertThat(choice.allows(TailHedge.BYTES_PER_HEDGE, false)).isTrue();
+        choice.took(2 * MIB);
+        assertThat(choice.allows(TailHedge.BYTES_PER_HEDGE, false)).isFalse();
+        assertThat(choice.tally()).isEqualTo(new HedgeChoice.Tally(2, 3 * MIB));
+    }
+
+    @Test
+    void noHedgeWhileTheLinkIsBusy() {
+        assertThat(choice.allows(0, true)).isFalse();
+        assertThat(choice.tally()).isEqualTo(new HedgeChoice.Tally(0, 0));
+    }
+
+    @Test
     void withNoRateMeasuredNothingIsCut() {
         Read slow = new Read(0, ms(30), 1_000_000, 1_000_000, 1_000_000 + 4 * MIB);
         // Its own rate is the only one: a new GET would be no faster.
