@@ -25,54 +25,36 @@ import org.slf4j.LoggerFactory;
  * when every lane is done; the first failure (or a cancellation of the returned future) cancels every
  * read in flight and stops polling.
  *
- * <p>The number of lanes starts at {@link RangeReads#connections()} and is tuned while the fetch runs: every
- * {@link ConnectionTuning#interval()} the bytes that came are measured and the {@link ConnectionTuning.Tuner}
- * says how many lanes to keep (a lane over the count stops after its read; one under it is started), up
- * to {@link RangeReads#maxConnections()}; a 503 SlowDown is told to it at once (the 503s within one interval of
- * it, of GETs that were in flight together, are not).
+ * <p>The number of lanes starts at {@link RangeReads#connections()} and is tuned while the fetch runs, up to
+ * {@link RangeReads#maxConnections()}: every {@link ConnectionTuning#interval()} a tick starts the lanes its
+ * {@link LaneCount} wants more, a lane over the count stops after its read, and a 503 SlowDown lowers it at once.
  *
  * <p>With {@link RangeReads#hedge()}, a lane that finds the queue empty hedges before it stops: it takes the
- * unreceived tail of the read in flight that {@link TailHedge} finds much slower than a new GET would be,
+ * unreceived tail of the read in flight that {@link HedgeChoice} finds much slower than a new GET would be,
  * cutting that read short ({@link RangeReader#split}). Pieces cut in parts are completed by {@link SplitPieces}.
+ *
+ * <p>Threads: a lane runs on the thread its last read ended on (mostly the client's; the first lanes on the
+ * caller's), ticks on the scheduler's; the count, the rates and the hedges keep their own locks.
  */
 final class Fetch {
 
     private static final Logger LOG = LoggerFactory.getLogger(Fetch.class);
 
-    /** First-byte wait assumed before one is measured. */
-    static final double DEFAULT_FIRST_BYTE_SECONDS = 0.05;
-
     private final ReadContext ctx;
     private final PieceQueue queue;
     private final int maxPieces;
-    private final int maxLanes;
     private final boolean hedge;
     private final ConnectionTuning tuning;
-    private final ConnectionTuning.Tuner tuner;
+    private final LaneCount count;
     private final SplitPieces splits;
     private final SourceListener listener;
     private final CompletableFuture<Void> result = new CompletableFuture<>();
     private final Set<RangeReader> inFlight = ConcurrentHashMap.newKeySet();
     private final AtomicBoolean failing = new AtomicBoolean();
     private final LongAdder bytes = new LongAdder();
-    // guarded by this
-    private int lanes;
-    private int target;
-    private int hedges;
-    private long hedgedBytes;
-    private double finishedRates;
-    private int finishedReads;
-    private double firstByteSeconds;
-    private int firstBytes;
-    private long lastBytes;
-    /** The last interval's rate and the highest so far (bytes/s), to tell a busy link from an idle one. */
-    private double lastRate;
-    private double peakRate;
-    private long lastTickNanos;
-    /** When the tuner was last told of a throttle, if it was. */
-    private boolean throttledBefore;
-    private long lastThrottleNanos;
-    private ScheduledFuture<?> ticks;
+    private final ReadRates rates = new ReadRates();
+    private final HedgeChoice choice;
+    private ScheduledFuture<?> ticks; // guarded by this
 
     Fetch(ReadContext ctx, PieceQueue queue, RangeReads reads, int maxConnections) {
         this.listener = ctx.listener();
@@ -81,12 +63,12 @@ final class Fetch {
         long pieceSize = ctx.store().layout().pieceSize();
         this.maxPieces = (int) Math.max(1, Math.min(Integer.MAX_VALUE, reads.rangeBytes() / pieceSize));
         int initial = Math.min(reads.connections(), maxConnections);
-        this.maxLanes = Math.max(initial, Math.min(reads.maxConnections(), maxConnections));
+        int maxLanes = Math.max(initial, Math.min(reads.maxConnections(), maxConnections));
         this.hedge = reads.hedge();
         this.tuning = reads.tuning();
-        this.tuner = tuning.start(initial, maxLanes);
-        this.target = initial;
+        this.count = new LaneCount(tuning, initial, maxLanes, hedge);
         this.splits = new SplitPieces(ctx.store());
+        this.choice = new HedgeChoice(rates, ctx.store().layout().pieceSize());
     }
 
     CompletableFuture<Void> start() {
@@ -95,10 +77,9 @@ final class Fetch {
             if (e != null) {
                 cancelReads();
             }
-            synchronized (this) {
-                if (hedges > 0) {
-                    LOG.debug("{}: {} hedges took {} bytes", ctx.name(), hedges, hedgedBytes);
-                }
+            HedgeChoice.Tally hedged = choice.tally();
+            if (hedged.hedges() > 0) {
+                LOG.debug("{}: {} hedges took {} bytes", ctx.name(), hedged.hedges(), hedged.bytes());
             }
         });
         PieceLayout layout = ctx.store().layout();
@@ -107,12 +88,7 @@ final class Fetch {
                     + " bytes, the object has " + ctx.object().size()));
             return result;
         }
-        int n;
-        synchronized (this) {
-            n = target;
-            lanes = n;
-            lastTickNanos = ctx.ticker().read();
-        }
+        int n = count.start(ctx.ticker().read());
         if (tuning != ConnectionTuning.fixed() || hedge) {
             long every = tuning.interval().toNanos();
             try {
@@ -128,16 +104,6 @@ final class Fetch {
             lane();
         }
         return result;
-    }
-
-    /** Lanes running now (for tests). */
-    synchronized int lanes() {
-        return lanes;
-    }
-
-    /** Tails taken over from slow reads so far. */
-    synchronized int hedges() {
-        return hedges;
     }
 
     /** Runs one lane until it waits for a read, or stops it when there is nothing to read or too many lanes. */
@@ -210,44 +176,17 @@ final class Fetch {
         return new RangeReader(ctx, run, startByte, this::partWritten, this::throttled, bytes::add);
     }
 
-    /** Cuts the read in flight predicted to end last, if {@link TailHedge} says so; returns the reader of its tail. */
+    /** Cuts the read in flight {@link HedgeChoice} chooses, if any; returns the reader of its tail. */
     private RangeReader hedgeSlowest() {
-        synchronized (this) {
-            // Every cut drops what the slow GET had already sent past it, so hedges are few: one, and one more per
-            // BYTES_PER_HEDGE read. And none while the fetch reads near the best rate it had: the link is busy, and
-            // another GET would only share it.
-            if (hedges >= 1 + bytes.sum() / TailHedge.BYTES_PER_HEDGE
-                    || peakRate > 0 && lastRate > TailHedge.BUSY * peakRate) {
-                return null;
-            }
-        }
-        long now = ctx.ticker().read();
-        double fresh = newReadRate(now);
-        double wait = firstByteSeconds();
-        long minPart = TailHedge.minPart(ctx.store().layout().pieceSize());
-        RangeReader slowest = null;
-        long cut = -1;
-        double slowestSeconds = 0;
-        for (RangeReader r : inFlight) {
-            long end = r.endByte();
-            long position = r.position();
-            long first = r.firstByteNanos();
-            double measured = seconds(now - (first >= 0 ? first : r.startNanos()));
-            double rate = first >= 0 && measured > 0 ? r.received() / measured : 0;
-            long c = TailHedge.cut(position, end, rate, measured, fresh, wait, minPart);
-            if (c < 0) {
-                continue;
-            }
-            double alone = rate > 0 ? (end - position) / rate : Double.POSITIVE_INFINITY;
-            if (slowest == null || alone > slowestSeconds) {
-                slowest = r;
-                cut = c;
-                slowestSeconds = alone;
-            }
-        }
-        if (slowest == null) {
+        if (!choice.allows(bytes.sum(), count.busy())) {
             return null;
         }
+        HedgeChoice.Cut<RangeReader> chosen = choice.slowest(inFlight, ctx.ticker().read());
+        if (chosen == null) {
+            return null;
+        }
+        RangeReader slowest = chosen.read();
+        long cut = chosen.at();
         PieceLayout layout = ctx.store().layout();
         long end = slowest.endByte();
         int cutPiece = layout.pieceAt(cut);
@@ -267,10 +206,7 @@ final class Fetch {
             }
             return null;
         }
-        synchronized (this) {
-            hedges++;
-            hedgedBytes += end - cut;
-        }
+        choice.took(end - cut);
         LOG.debug("{}: hedging bytes {}-{} of a read at {} ({} in flight)", ctx.name(), cut, end - 1,
                 slowest.run(), inFlight.size());
         listener.hedged(end - cut);
@@ -287,45 +223,9 @@ final class Fetch {
         }
     }
 
-    /** The expected rate of a new GET: the mean of the rates reads had (each GET draws its own); 0 when none measured. */
-    private double newReadRate(long now) {
-        double sum;
-        int n;
-        synchronized (this) {
-            sum = finishedRates;
-            n = finishedReads;
-        }
-        for (RangeReader r : inFlight) {
-            long first = r.firstByteNanos();
-            double measured = first < 0 ? 0 : seconds(now - first);
-            if (measured >= TailHedge.MIN_MEASURED_SECONDS) {
-                sum += r.received() / measured;
-                n++;
-            }
-        }
-        return n == 0 ? 0 : sum / n;
-    }
-
-    private synchronized double firstByteSeconds() {
-        return firstBytes == 0 ? DEFAULT_FIRST_BYTE_SECONDS : firstByteSeconds / firstBytes;
-    }
-
     private void finished(RangeReader reader) {
         inFlight.remove(reader);
-        long now = ctx.ticker().read();
-        long first = reader.firstByteNanos();
-        if (first < 0) {
-            return;
-        }
-        double active = seconds(now - first);
-        synchronized (this) {
-            firstByteSeconds += seconds(first - reader.startNanos());
-            firstBytes++;
-            if (active >= TailHedge.MIN_MEASURED_SECONDS) {
-                finishedRates += reader.received() / active;
-                finishedReads++;
-            }
-        }
+        rates.finished(reader, ctx.ticker().read());
     }
 
     /** Measures the rate of the last interval, asks the tuner, and starts lanes up to its count. */
@@ -336,35 +236,11 @@ final class Fetch {
             if (stopping()) {
                 return;
             }
-            long now = ctx.ticker().read();
-            long total = bytes.sum();
-            int add;
-            boolean lookForTail;
-            synchronized (this) {
-                double seconds = seconds(now - lastTickNanos);
-                if (seconds <= 0) {
-                    return;
-                }
-                double rate = (total - lastBytes) / seconds;
-                lastBytes = total;
-                lastRate = rate;
-                peakRate = Math.max(peakRate, rate);
-                lastTickNanos = now;
-                target = Math.max(1, Math.min(maxLanes, tuner.measured(rate)));
-                add = lanes == 0 ? 0 : Math.max(0, target - lanes);
-                lanes += add;
-                // A read may have slowed after the other lanes stopped for want of runs: look for a tail to hedge
-                // (not while lanes are over the count, as after a SlowDown: they are to stop, not to multiply).
-                lookForTail = add == 0 && hedge && lanes > 0 && lanes < maxLanes && lanes <= target;
-                if (lookForTail) {
-                    // Reserved before looking, so the fetch cannot end between a cut and the read of its tail.
-                    lanes++;
-                }
-            }
-            for (int i = 0; i < add && !stopping(); i++) {
+            LaneCount.Tick tick = count.tick(ctx.ticker().read(), bytes.sum());
+            for (int i = 0; i < tick.add() && !stopping(); i++) {
                 lane();
             }
-            if (lookForTail) {
+            if (tick.hedgeLane()) {
                 RangeReader tail = stopping() ? null : hedgeSlowest();
                 if (tail == null) {
                     retire();
@@ -377,40 +253,22 @@ final class Fetch {
         }
     }
 
-    /**
-     * Tells the tuner of a 503 SlowDown, once per {@link ConnectionTuning#interval()}: the GETs in flight when S3
-     * pushed back each get one, and told each they would halve the count once per GET, down to one.
-     */
+    /** S3 answered 503 SlowDown: the count may fall ({@link LaneCount#throttled}). */
     private void throttled() {
-        long now = ctx.ticker().read();
-        synchronized (this) {
-            if (throttledBefore && now - lastThrottleNanos < tuning.interval().toNanos()) {
-                return;
-            }
-            throttledBefore = true;
-            lastThrottleNanos = now;
-            target = Math.max(1, Math.min(maxLanes, tuner.throttled()));
-        }
+        count.throttled(ctx.ticker().read());
     }
 
     /** Stops this lane when there are more than the tuner wants; true when it stopped. */
     private boolean overTarget() {
-        synchronized (this) {
-            if (lanes <= target) {
-                return false;
-            }
+        if (!count.overTarget()) {
+            return false;
         }
         return retire();
     }
 
     /** This lane stops; the fetch completes with the last one. */
     private boolean retire() {
-        boolean last;
-        synchronized (this) {
-            lanes--;
-            last = lanes == 0;
-        }
-        if (last) {
+        if (count.retire()) {
             result.complete(null);
         }
         return true;
@@ -438,9 +296,5 @@ final class Fetch {
         if (ticks != null) {
             ticks.cancel(false);
         }
-    }
-
-    private static double seconds(long nanos) {
-        return nanos / 1e9;
     }
 }

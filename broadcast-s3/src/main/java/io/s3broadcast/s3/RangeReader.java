@@ -1,35 +1,31 @@
 package io.s3broadcast.s3;
 
 import io.s3broadcast.BroadcastException;
-import io.s3broadcast.spi.ObjectInfo;
 import io.s3broadcast.spi.PieceLayout;
 import io.s3broadcast.spi.PieceRun;
-import java.time.Duration;
 import java.util.concurrent.CancellationException;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.function.IntConsumer;
 import java.util.function.LongConsumer;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
-import software.amazon.awssdk.services.s3.model.GetObjectRequest;
-import software.amazon.awssdk.services.s3.model.HeadObjectRequest;
 
 /**
- * Reads one {@link PieceRun} with ranged GETs pinned to the object's ETag, retrying until every piece of
- * the run is stored. A retry asks only for the pieces not yet stored. Failures S3 or the network may get
- * over ({@link Failures.Kind#RETRY}) are retried after an exponential, fully jittered backoff; after
- * {@code maxAttempts} attempts in a row that stored no piece the run fails, naming its byte range.
+ * Reads one {@link PieceRun} with ranged GETs pinned to the object's ETag (each an {@link Attempt}), retrying
+ * until every piece of the run is stored. A retry asks only for the pieces not yet stored. Failures S3 or the
+ * network may get over ({@link Failures.Kind#RETRY}) are retried after an exponential, fully jittered backoff;
+ * after {@code maxAttempts} attempts in a row that stored no piece the run fails, naming its byte range; a 412
+ * fails it with what the object is now ({@link ChangedObject}).
  *
  * <p>A reader may be {@linkplain #split split} while it reads: it stops at the cut and a new reader takes
  * the bytes after it ({@link Fetch} hedges a slow range this way). So a reader reads bytes
  * {@code [startByte, endByte)}, which may begin or end within a piece; such a piece is a part
  * ({@link PieceWriter}), reported to {@code onPartWritten} instead of being recorded.
  */
-final class RangeReader {
+final class RangeReader implements Attempt.Reader, ReadProgress {
 
     private static final Logger LOG = LoggerFactory.getLogger(RangeReader.class);
 
@@ -93,25 +89,25 @@ final class RangeReader {
         return run;
     }
 
-    /** One past the last byte this reader is to read. */
-    long endByte() {
+    @Override
+    public long endByte() {
         return endByte;
     }
 
-    /** When this reader started (ticker nanos). */
-    long startNanos() {
+    @Override
+    public long startNanos() {
         return startNanos;
     }
 
-    /** When its first byte came (ticker nanos), or -1 while none has. */
-    long firstByteNanos() {
+    @Override
+    public long firstByteNanos() {
         return firstByteNanos;
     }
 
-    /** The byte it is at: bytes before it are written (or being read by the attempt in flight). */
-    synchronized long position() {
-        if (current != null && !current.ended.get()) {
-            return current.writer.position();
+    @Override
+    public synchronized long position() {
+        if (current != null && !current.ended()) {
+            return current.position();
         }
         if (finished()) {
             return endByte;
@@ -119,9 +115,9 @@ final class RangeReader {
         return Math.max(startByte, layout.offset(nextPiece));
     }
 
-    /** Bytes received over every attempt, for its rate. */
-    synchronized long received() {
-        return received + (current == null ? 0 : current.writer.received());
+    @Override
+    public synchronized long received() {
+        return received + (current == null ? 0 : current.received());
     }
 
     /**
@@ -134,8 +130,8 @@ final class RangeReader {
                 return false;
             }
             Attempt a = current;
-            if (a != null && !a.ended.get()) {
-                if (!a.writer.cut(at)) {
+            if (a != null && !a.ended()) {
+                if (!a.cut(at)) {
                     return false;
                 }
             } else if (at <= layout.offset(nextPiece)) {
@@ -147,7 +143,8 @@ final class RangeReader {
         }
     }
 
-    private boolean finished() {
+    @Override
+    public boolean finished() {
         long end = endByte;
         return nextPiece > layout.pieceAt(end - 1);
     }
@@ -187,7 +184,8 @@ final class RangeReader {
             if (finished()) {
                 a = null;
             } else {
-                a = new Attempt(++attempts, nextPiece);
+                a = new Attempt(ctx, this, ++attempts, nextPiece, Math.max(startByte, layout.offset(nextPiece)),
+                        endByte, onPartWritten);
                 current = a;
             }
         }
@@ -198,31 +196,19 @@ final class RangeReader {
         }
     }
 
-    /**
-     * The object changed under a read of {@code range} (412 to its If-Match): fails with an error naming the ETag
-     * it was fetched at and the one it has now, read by a HEAD bounded by the first-byte timeout (or why that
-     * HEAD failed).
-     */
-    private void objectChanged(String range, Throwable cause) {
-        ObjectInfo o = ctx.object();
-        Duration timeout = ctx.firstByteTimeout();
-        CompletableFuture<String> now;
+    @Override
+    public void attemptEnded(Attempt a, Throwable failure) {
         try {
-            now = ctx.client().headObject(S3ReadOptions.apply(HeadObjectRequest.builder().bucket(o.bucket())
-                            .key(o.key()).overrideConfiguration(c -> c.apiCallTimeout(timeout)), o.options()).build())
-                    .thenApply(h -> "it now has ETag " + h.eTag() + ", " + h.contentLength() + " bytes");
-        } catch (RuntimeException e) {
-            now = CompletableFuture.failedFuture(e);
+            afterAttempt(a, failure);
+        } catch (RuntimeException | Error e) {
+            done.completeExceptionally(e);
         }
-        now.orTimeout(timeout.toMillis() + 1_000, TimeUnit.MILLISECONDS)
-                .exceptionally(e -> "its new ETag could not be read: " + Failures.describe(Failures.unwrap(e)))
-                .thenAccept(text -> done.completeExceptionally(Failures.objectChanged(ctx.name(), range, o.eTag(),
-                        cause, text)));
     }
 
-    private void attemptEnded(Attempt a, Throwable failure) {
+    /** What follows an attempt that ended: the run is done, fails, or is retried after a backoff. */
+    private void afterAttempt(Attempt a, Throwable failure) {
         synchronized (this) {
-            received += a.writer.received();
+            received += a.received();
             if (current == a) {
                 // Its bytes are in received now; counted once.
                 current = null;
@@ -238,7 +224,7 @@ final class RangeReader {
             return;
         }
         if (failure == null) {
-            failure = new TransientReadException("response for " + a.writer.range() + " of " + ctx.name()
+            failure = new TransientReadException("response for " + a.range() + " of " + ctx.name()
                     + " completed before every piece was stored");
         }
         Failures.Kind kind = Failures.classify(failure);
@@ -249,12 +235,12 @@ final class RangeReader {
         if (kind == Failures.Kind.OBJECT_CHANGED && !(Failures.unwrap(failure) instanceof BroadcastException)) {
             // A 412 to the If-Match: a HEAD tells what the object is now. A response the writer found to be of
             // another version (its ETag or size) says so itself and fails below as it is.
-            objectChanged(a.writer.range(), Failures.unwrap(failure));
+            ChangedObject.failure(ctx, a.range(), Failures.unwrap(failure)).thenAccept(done::completeExceptionally);
             return;
         }
         if (kind != Failures.Kind.RETRY) {
             done.completeExceptionally(Failures.toBroadcastException(kind, failure, ctx.object().bucket(),
-                    ctx.object().key(), ctx.object().eTag(), a.writer.range(), a.number));
+                    ctx.object().key(), ctx.object().eTag(), a.range(), a.number()));
             return;
         }
         if (Failures.throttled(failure)) {
@@ -262,20 +248,21 @@ final class RangeReader {
         }
         int retry;
         synchronized (this) {
-            failuresWithoutProgress = nextPiece > a.firstPiece ? 1 : failuresWithoutProgress + 1;
+            failuresWithoutProgress = nextPiece > a.firstPiece() ? 1 : failuresWithoutProgress + 1;
             retry = failuresWithoutProgress;
         }
         if (retry >= ctx.maxAttempts()) {
             done.completeExceptionally(Failures.toBroadcastException(kind, failure, ctx.object().bucket(),
-                    ctx.object().key(), ctx.object().eTag(), a.writer.range(), retry));
+                    ctx.object().key(), ctx.object().eTag(), a.range(), retry));
             return;
         }
         long delay = ctx.backoff().delayNanos(retry, ctx.random().getAsDouble());
         PieceRun remaining = new PieceRun(nextPiece, layout.pieceAt(endByte - 1) + 1);
-        LOG.debug("{} of {} failed (attempt {}), retrying in {} ms: {}", a.writer.range(), ctx.name(), a.number,
+        LOG.debug("{} of {} failed (attempt {}), retrying in {} ms: {}", a.range(), ctx.name(), a.number(),
                 TimeUnit.NANOSECONDS.toMillis(delay), Failures.describe(failure));
         try {
-            ctx.listener().retrying(remaining, a.number, TimeUnit.NANOSECONDS.toMillis(delay), Failures.unwrap(failure));
+            ctx.listener().retrying(remaining, a.number(), TimeUnit.NANOSECONDS.toMillis(delay),
+                    Failures.unwrap(failure));
         } catch (RuntimeException | Error e) {
             done.completeExceptionally(new BroadcastException("a SourceListener threw while fetching " + ctx.name()
                     + ": " + e, e));
@@ -289,110 +276,23 @@ final class RangeReader {
                 pendingRetry = ctx.scheduler().schedule(this::startAttempt, delay, TimeUnit.NANOSECONDS);
             }
         } catch (RejectedExecutionException e) {
-            done.completeExceptionally(new BroadcastException("cannot retry " + a.writer.range() + " of "
+            done.completeExceptionally(new BroadcastException("cannot retry " + a.range() + " of "
                     + ctx.name() + ": the source is closed", e));
         }
     }
 
-    private void pieceStored(int piece) {
+    @Override
+    public void pieceStored(int piece) {
         if (piece + 1 > nextPiece) {
             nextPiece = piece + 1;
         }
     }
 
-    /** One GET: its writer, its watchdog, the SDK's future; ends once, by whichever comes first. */
-    private final class Attempt {
-        final int number;
-        final int firstPiece;
-        final PieceWriter writer;
-        final StallWatchdog watchdog;
-        final AtomicBoolean ended = new AtomicBoolean();
-        volatile CompletableFuture<Void> request;
-
-        Attempt(int number, int firstPiece) {
-            this.number = number;
-            this.firstPiece = firstPiece;
-            long start = Math.max(startByte, layout.offset(firstPiece));
-            long end = endByte;
-            this.watchdog = new StallWatchdog(ctx.scheduler(), ctx.ticker(), ctx.firstByteTimeout(), ctx.stallTimeout(),
-                    this::stalled);
-            this.writer = new PieceWriter(ctx.object(), ctx.store(), ctx.listener(), start, end,
-                    RangeReader.this::pieceStored, onPartWritten, this::progress, ctx.buffers());
+    @Override
+    public void bytesCame(long bytes) {
+        if (firstByteNanos < 0) {
+            firstByteNanos = ctx.ticker().read();
         }
-
-        private void progress(long bytes) {
-            if (firstByteNanos < 0) {
-                firstByteNanos = ctx.ticker().read();
-            }
-            watchdog.progress();
-            onBytes.accept(bytes);
-        }
-
-        void start() {
-            GetObjectRequest request = S3ReadOptions.apply(GetObjectRequest.builder()
-                    .bucket(ctx.object().bucket())
-                    .key(ctx.object().key())
-                    .range(writer.range().replace(' ', '='))
-                    .ifMatch(ctx.object().eTag()), ctx.object().options())
-                    .build();
-            CompletableFuture<Void> f;
-            try {
-                watchdog.start();
-                f = ctx.client().getObject(request, writer);
-            } catch (RuntimeException | Error e) {
-                f = CompletableFuture.failedFuture(e);
-            }
-            this.request = f;
-            if (ended.get()) {
-                f.cancel(true);
-            }
-            f.whenComplete((v, e) -> end(e));
-        }
-
-        private void stalled(long idleNanos, boolean beforeFirstByte) {
-            long idle = Duration.ofNanos(idleNanos).toMillis();
-            String why = beforeFirstByte
-                    ? "no response " + idle + " ms after the request was sent (firstByteTimeout "
-                            + ctx.firstByteTimeout().toMillis() + " ms)"
-                    : "no byte for " + idle + " ms (stallTimeout " + ctx.stallTimeout().toMillis() + " ms)";
-            TransientReadException stall = new TransientReadException(writer.range() + " of " + ctx.name()
-                    + " stalled on attempt " + number + ": " + why);
-            // Once per stalled request; the retry that follows is logged at DEBUG.
-            LOG.warn("{}; abandoning the GET (retried unless its attempts ran out)", stall.getMessage());
-            end(stall);
-        }
-
-        /** Ends this attempt; {@code failure} null means the SDK reported success. */
-        void end(Throwable failure) {
-            if (!ended.compareAndSet(false, true)) {
-                return;
-            }
-            try {
-                watchdog.stop();
-                if (failure == null && finished() && request != null) {
-                    // Cut: the writer took every byte up to the cut and stopped. The request's future is complete
-                    // here (this runs as one of its dependents), so this cancels nothing, but it runs the future's
-                    // other dependents (the client's, such as giving back its connection) before the next GET.
-                    request.cancel(true);
-                }
-                if (failure != null) {
-                    // Cancels the SDK's future first: a cancellation is what makes the SDK abort the request
-                    // and drop its connection, also before any byte came (after the writer failed, the future
-                    // may already be done and the cancel lost). Then stops the writer, before a retry can
-                    // start on the same pieces (on success it has finished already).
-                    CompletableFuture<Void> f = request;
-                    if (f != null) {
-                        f.cancel(true);
-                    }
-                    writer.abort(failure);
-                }
-            } finally {
-                try {
-                    attemptEnded(this, failure);
-                } catch (RuntimeException | Error e) {
-                    done.completeExceptionally(e);
-                }
-            }
-        }
+        onBytes.accept(bytes);
     }
 }
