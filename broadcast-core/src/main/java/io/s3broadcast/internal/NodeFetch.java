@@ -6,9 +6,6 @@ import io.s3broadcast.FetchHandle;
 import io.s3broadcast.FetchProgress;
 import io.s3broadcast.FetchRequest;
 import io.s3broadcast.Strategy;
-import io.s3broadcast.spi.cluster.ClusterPlan;
-import io.s3broadcast.spi.cluster.WorkList;
-import io.s3broadcast.spi.cluster.WorkSizing;
 import io.s3broadcast.spi.ClusterRun;
 import io.s3broadcast.spi.ClusterStrategy;
 import io.s3broadcast.spi.Bitfield;
@@ -241,17 +238,7 @@ final class NodeFetch implements FetchHandle {
             filled = run.completion().thenApply(outcome -> new Filled(info, outcome));
             inFlight = run.completion();
         } else {
-            // The flat tree's plan: the whole object on this node alone, in ranges sized for its connections.
-            ClusterPlan plan = ClusterPlan.of(strategy);
-            int pieces = store.layout().pieceCount();
-            WorkSizing.Sizing sizing = settings.sizing().size(
-                    WorkSizing.Share.of(pieces, store.layout().pieceSize(), plan.sharingNodes(1)));
-            WorkList queue = new WorkList(pieces, plan.share(pieces, 1, 0, sizing));
-            Bitfield resumed = store.bitfield();
-            for (int p = resumed.nextSet(0); p >= 0; p = resumed.nextSet(p + 1)) {
-                queue.pieceStored(p);
-            }
-            CompletableFuture<Void> fetch = source.fetch(info, queue, store, tracker, sizing.reads());
+            CompletableFuture<Void> fetch = new FlatTreeFill(store, settings.sizing()).start(info, source, tracker);
             inFlight = fetch;
             filled = fetch.thenApply(v -> new Filled(info, null));
         }
