@@ -248,16 +248,6 @@ final class NodeFetch implements FetchHandle {
         return filled;
     }
 
-    private record Filled(ObjectInfo info, ClusterRun.Outcome outcome, ClusterRun.Repair repair) {
-        Filled(ObjectInfo info, ClusterRun.Outcome outcome) {
-            this(info, outcome, ClusterRun.Repair.NONE);
-        }
-
-        Filled with(ClusterRun.Repair r) {
-            return new Filled(info, outcome, r);
-        }
-    }
-
     /**
      * For a cluster fetch, binds the pieces taken from peers to S3 end to end: the file, hashed as its pieces
      * landed, against the object's MD5 or S3 checksum. On a mismatch the guilty peer is looked for first: one
@@ -359,17 +349,7 @@ final class NodeFetch implements FetchHandle {
         ObjectInfo info = filled.info();
         PieceStore s = store;
         try {
-            boolean checked;
-            try {
-                checked = verified.orThrow();
-            } catch (BroadcastException.ChecksumMismatch e) {
-                if (filled.repair().piecesChecked() > 0) {
-                    throw new BroadcastException.ChecksumMismatch(e.getMessage() + " even after every piece taken from"
-                            + " peers was read again from S3 (" + filled.repair().piecesRepaired() + " replaced, banned: "
-                            + filled.repair().bannedPeers() + "); the object may have changed under its ETag");
-                }
-                throw e;
-            }
+            boolean checked = filled.checked(verified);
             if (result.isDone()) {
                 throw new CancellationException();
             }
@@ -383,18 +363,10 @@ final class NodeFetch implements FetchHandle {
             LOG.info("s3://{}/{}: after the last piece, {} ms: spot check {} ms, end-to-end check {} ms, fsync and rename"
                     + " {} ms", info.bucket(), info.key(), after.total().toMillis(), after.spotCheck().toMillis(),
                     after.hashing().toMillis(), after.commit().toMillis());
-            ClusterRun.Outcome o = filled.outcome();
-            CompletedFetch.Builder done = result(path, info, took).bytesFromS3(tracker.bytesFromSource())
-                    .hedges(tracker.hedges())
-                    .checksumVerified(checked).afterLastPiece(after)
+            return filled.describe(result(path, info, took).bytesFromS3(tracker.bytesFromSource())
+                    .hedges(tracker.hedges()).checksumVerified(checked).afterLastPiece(after)
                     .checksumAlgorithm(checked ? info.checksum().or(info::eTagDigest).map(ObjectChecksum::algorithm)
-                            : Optional.empty());
-            if (o != null) {
-                done.bytesFromPeers(o.bytesFromPeers()).phase1(o.phase1()).phase2(o.phase2())
-                        .piecesStolen(o.piecesStolen()).piecesRepaired(filled.repair().piecesRepaired())
-                        .bannedPeers(filled.repair().bannedPeers());
-            }
-            return done.build();
+                            : Optional.empty())).build();
         } catch (IOException e) {
             throw new BroadcastException("cannot write s3://" + info.bucket() + "/" + info.key() + " to "
                     + s.destination() + ": " + e, e);
