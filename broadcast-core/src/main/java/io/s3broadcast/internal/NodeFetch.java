@@ -46,6 +46,7 @@ final class NodeFetch implements FetchHandle {
     private final ObjectSource source;
     private final Executor executor;
     private final ProgressTracker tracker;
+    private final AfterLastPieceTimer timer;
     private final CompletableFuture<CompletedFetch> result = new CompletableFuture<>();
     /** Set by whoever tells the listeners how the fetch ended: they hear it once, before the result completes. */
     private final AtomicBoolean told = new AtomicBoolean();
@@ -59,10 +60,6 @@ final class NodeFetch implements FetchHandle {
     private volatile ResumableStore resumable;
     private volatile ObjectVerification verification;
     private volatile ClusterRun clusterRun;
-    /** When (since the start) the last piece was in, the spot check done, and the end-to-end check done. */
-    private volatile Duration lastPieceAt;
-    private volatile Duration spotCheckedAt;
-    private volatile Duration hashedAt;
 
     /**
      * @param cluster runs the cluster strategies, being made (the fetch waits for it after its HEAD); null when none
@@ -76,6 +73,7 @@ final class NodeFetch implements FetchHandle {
         this.clusterStarting = cluster;
         this.executor = executor;
         this.tracker = tracker;
+        this.timer = new AfterLastPieceTimer(tracker);
         this.strategy = request.strategy().orElse(settings.strategy());
         // A caller's own cancellation: cleaned up and told in the caller's thread, just after it.
         result.whenComplete((r, e) -> {
@@ -136,7 +134,7 @@ final class NodeFetch implements FetchHandle {
                             .thenCompose(this::checkAgainstS3)
                             .thenCompose(filled -> verified(filled.info())
                                     .thenApplyAsync(checked -> {
-                                        hashedAt = tracker.elapsed();
+                                        timer.hashed();
                                         return commit(filled, checked);
                                     }, executor));
                 }, executor)
@@ -219,8 +217,7 @@ final class NodeFetch implements FetchHandle {
     /** Puts every piece in the store: from S3 alone, or through the cluster strategy. */
     private CompletableFuture<Filled> fill(ObjectInfo info) {
         return fillStore(info).thenApply(f -> {
-            lastPieceAt = tracker.elapsed();
-            spotCheckedAt = lastPieceAt;
+            timer.lastPiece();
             if (LOG.isDebugEnabled()) {
                 LOG.debug("s3://{}/{}: last piece in; {} bytes left to hash", info.bucket(), info.key(),
                         verification.bytesLeft());
@@ -265,7 +262,7 @@ final class NodeFetch implements FetchHandle {
         ObjectInfo info = filled.info();
         return run.spotCheck(spotCheckBudget(info))
                 .thenCompose(r -> {
-                    spotCheckedAt = tracker.elapsed();
+                    timer.spotChecked();
                     return check(filled.with(r));
                 })
                 .thenCompose(c -> {
@@ -359,7 +356,7 @@ final class NodeFetch implements FetchHandle {
             FetchRecord.write(path, info);
             closeStoreWhenRunFinishes();
             Duration took = tracker.elapsed();
-            CompletedFetch.AfterLastPiece after = afterLastPiece(took);
+            CompletedFetch.AfterLastPiece after = timer.until(took);
             LOG.info("s3://{}/{}: after the last piece, {} ms: spot check {} ms, end-to-end check {} ms, fsync and rename"
                     + " {} ms", info.bucket(), info.key(), after.total().toMillis(), after.spotCheck().toMillis(),
                     after.hashing().toMillis(), after.commit().toMillis());
@@ -371,17 +368,6 @@ final class NodeFetch implements FetchHandle {
             throw new BroadcastException("cannot write s3://" + info.bucket() + "/" + info.key() + " to "
                     + s.destination() + ": " + e, e);
         }
-    }
-
-    /** The time from the last piece to {@code done}, in its parts. */
-    private CompletedFetch.AfterLastPiece afterLastPiece(Duration done) {
-        Duration last = lastPieceAt;
-        Duration spot = spotCheckedAt;
-        Duration hashed = hashedAt;
-        if (last == null || spot == null || hashed == null) {
-            return CompletedFetch.AfterLastPiece.NONE;
-        }
-        return new CompletedFetch.AfterLastPiece(spot.minus(last), hashed.minus(spot), done.minus(hashed));
     }
 
     /** The store stays open while a cluster run lingers to serve peers from it; then it is closed. */
