@@ -56,9 +56,7 @@ final class NodeFetch implements FetchHandle {
     /** {@link #clusterStarting}'s strategy, once it and the HEAD are in (a cluster fetch only). */
     private ClusterStrategy cluster;
     private volatile CompletableFuture<?> inFlight;
-    private volatile PieceStore store;
-    private volatile ResumableStore resumable;
-    private volatile ObjectVerification verification;
+    private volatile FetchFile file;
     private volatile ClusterRun clusterRun;
 
     /**
@@ -132,7 +130,7 @@ final class NodeFetch implements FetchHandle {
                     return CompletableFuture.completedFuture(prepare(info, destination))
                             .thenCompose(this::fill)
                             .thenCompose(this::checkAgainstS3)
-                            .thenCompose(filled -> verified(filled.info())
+                            .thenCompose(filled -> file.verified()
                                     .thenApplyAsync(checked -> {
                                         timer.hashed();
                                         return commit(filled, checked);
@@ -189,25 +187,15 @@ final class NodeFetch implements FetchHandle {
     }
 
     private ObjectInfo prepare(ObjectInfo info, Path destination) {
-        String object = "s3://" + info.bucket() + "/" + info.key();
-        Destinations.check(destination, info.size(), object);
+        Destinations.check(destination, info.size(), ObjectVerification.name(info));
         PieceLayout layout = new PieceLayout(info.size(), settings.pieceSize(info.size(), strategy));
-        try {
-            // Under a name of its own, resuming from what an interrupted fetch of this object stored there.
-            resumable = ResumableStore.open(destination, info, layout, strategy.isCluster(), executor);
-            store = resumable.store();
-        } catch (IOException e) {
-            throw Destinations.unusable("cannot create a temporary file beside " + destination + " (" + e
-                    + "): choose a writable destination for " + object, e);
-        }
-        // The end-to-end check runs as the pieces land; a cluster node binds what peers sent to the ETag too.
-        verification = ObjectVerification.start(store, info, strategy.isCluster(), executor);
+        file = FetchFile.open(destination, info, layout, strategy.isCluster(), executor);
         if (result.isDone()) {
             cleanUp(new CancellationException());
             throw new CancellationException();
         }
         tracker.initiated(layout);
-        Bitfield resumed = store.bitfield();
+        Bitfield resumed = file.store().bitfield();
         for (int p = resumed.nextSet(0); p >= 0; p = resumed.nextSet(p + 1)) {
             tracker.pieceStored(p); // resumed: counted as done, not as read
         }
@@ -220,7 +208,7 @@ final class NodeFetch implements FetchHandle {
             timer.lastPiece();
             if (LOG.isDebugEnabled()) {
                 LOG.debug("s3://{}/{}: last piece in; {} bytes left to hash", info.bucket(), info.key(),
-                        verification.bytesLeft());
+                        file.bytesLeftToHash());
             }
             return f;
         });
@@ -228,6 +216,7 @@ final class NodeFetch implements FetchHandle {
 
     private CompletableFuture<Filled> fillStore(ObjectInfo info) {
         CompletableFuture<Filled> filled;
+        PieceStore store = file.store();
         if (strategy.isCluster()) {
             ClusterRun run = cluster.start(new ClusterTask(strategy, info, store, source, tracker, settings.sizing(),
                     CHECK_AS_PIECES_ARRIVE ? spotCheckBudget(info) : 0));
@@ -301,22 +290,7 @@ final class NodeFetch implements FetchHandle {
      * replaced and what follows them in their segments).
      */
     private CompletableFuture<Checked> check(Filled filled) {
-        return verified(filled.info()).thenApply(r -> new Checked(filled, r));
-    }
-
-    /**
-     * The incremental check's result once it has hashed what is left. It is only awaited when every piece is in
-     * the store: the hashing finishes only then, so a piece dropped (by a repair that could not write it back)
-     * fails the fetch here, naming the piece, instead of leaving the wait open.
-     */
-    private CompletableFuture<ObjectVerifier.Result> verified(ObjectInfo info) {
-        if (!store.isComplete()) {
-            int missing = store.bitfield().nextClear(0);
-            return CompletableFuture.failedFuture(new BroadcastException("s3://" + info.bucket() + "/" + info.key()
-                    + ": piece " + missing + " of " + store.layout().pieceCount() + " is missing from " + store.tempFile()
-                    + " after the fetch and its checks (a repair dropped it and could not write it back); fetch again"));
-        }
-        return verification.result();
+        return file.verified().thenApply(r -> new Checked(filled, r));
     }
 
     private record Checked(Filled filled, ObjectVerifier.Result result) {
@@ -344,17 +318,14 @@ final class NodeFetch implements FetchHandle {
     /** Publishes the file if the end-to-end check passed: fsync, atomic rename, fsync of the directory. */
     private CompletedFetch commit(Filled filled, ObjectVerifier.Result verified) {
         ObjectInfo info = filled.info();
-        PieceStore s = store;
+        FetchFile f = file;
         try {
             boolean checked = filled.checked(verified);
             if (result.isDone()) {
                 throw new CancellationException();
             }
-            verification.close();
-            Path path = s.commit();
-            resumable.committed();
-            FetchRecord.write(path, info);
-            closeStoreWhenRunFinishes();
+            Path path = f.publish();
+            f.closeAfter(clusterRun);
             Duration took = tracker.elapsed();
             CompletedFetch.AfterLastPiece after = timer.until(took);
             LOG.info("s3://{}/{}: after the last piece, {} ms: spot check {} ms, end-to-end check {} ms, fsync and rename"
@@ -366,18 +337,7 @@ final class NodeFetch implements FetchHandle {
                             : Optional.empty())).build();
         } catch (IOException e) {
             throw new BroadcastException("cannot write s3://" + info.bucket() + "/" + info.key() + " to "
-                    + s.destination() + ": " + e, e);
-        }
-    }
-
-    /** The store stays open while a cluster run lingers to serve peers from it; then it is closed. */
-    private void closeStoreWhenRunFinishes() {
-        PieceStore s = store;
-        ClusterRun run = clusterRun;
-        if (run == null) {
-            s.close();
-        } else {
-            run.finished().whenComplete((v, e) -> s.close());
+                    + f.store().destination() + ": " + e, e);
         }
     }
 
@@ -392,16 +352,10 @@ final class NodeFetch implements FetchHandle {
         if (f != null) {
             f.cancel(true);
         }
-        ObjectVerification v = verification;
-        if (v != null) {
-            v.close();
-        }
-        ResumableStore r = resumable;
-        if (r != null) {
-            r.stopped(unwrap(error));
-        }
-        if (store != null) {
-            closeStoreWhenRunFinishes();
+        FetchFile stopping = file;
+        if (stopping != null) {
+            stopping.stop(unwrap(error));
+            stopping.closeAfter(clusterRun);
         }
     }
 
