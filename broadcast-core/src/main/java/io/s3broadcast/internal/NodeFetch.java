@@ -36,6 +36,11 @@ import org.slf4j.LoggerFactory;
  * ({@link ResumableStore}), so a fetch after a crash resumes from the pieces stored; a cancellation, or a
  * failure after which they are of no use, removes it, other failures keep it for the next fetch. Nothing
  * partial is ever at the destination; the future always completes.
+ *
+ * <p>It runs the steps in order and owns the handle: its future, its listeners, its cancellation. The file and its
+ * check are a {@link FetchFile}, the flat tree's plan a {@link FlatTreeFill}, a cluster fetch's check against S3 a
+ * {@link ClusterCheck}. Steps run on the broadcast's executor and on the threads that complete the HEAD, the S3
+ * reads and the cluster run; a caller's cancellation cleans up in the caller's thread.
  */
 final class NodeFetch implements FetchHandle {
 
@@ -204,17 +209,6 @@ final class NodeFetch implements FetchHandle {
 
     /** Puts every piece in the store: from S3 alone, or through the cluster strategy. */
     private CompletableFuture<Filled> fill(ObjectInfo info) {
-        return fillStore(info).thenApply(f -> {
-            timer.lastPiece();
-            if (LOG.isDebugEnabled()) {
-                LOG.debug("s3://{}/{}: last piece in; {} bytes left to hash", info.bucket(), info.key(),
-                        file.bytesLeftToHash());
-            }
-            return f;
-        });
-    }
-
-    private CompletableFuture<Filled> fillStore(ObjectInfo info) {
         CompletableFuture<Filled> filled;
         PieceStore store = file.store();
         if (strategy.isCluster()) {
@@ -231,7 +225,14 @@ final class NodeFetch implements FetchHandle {
         if (result.isDone()) {
             inFlight.cancel(true);
         }
-        return filled;
+        return filled.thenApply(f -> {
+            timer.lastPiece();
+            if (LOG.isDebugEnabled()) {
+                LOG.debug("s3://{}/{}: last piece in; {} bytes left to hash", info.bucket(), info.key(),
+                        file.bytesLeftToHash());
+            }
+            return f;
+        });
     }
 
     /** A cluster fetch's pieces from peers, bound to S3 end to end; the flat tree read them all from S3. */
@@ -241,7 +242,7 @@ final class NodeFetch implements FetchHandle {
                 : new ClusterCheck(run, file, timer).check(filled);
     }
 
-    /** Publishes the file if the end-to-end check passed: fsync, atomic rename, fsync of the directory. */
+    /** Publishes the file if the end-to-end check passed, and says what the fetch came to. */
     private CompletedFetch commit(Filled filled, ObjectVerifier.Result verified) {
         ObjectInfo info = filled.info();
         FetchFile f = file;
