@@ -6,9 +6,6 @@ import io.s3broadcast.FetchHandle;
 import io.s3broadcast.FetchProgress;
 import io.s3broadcast.FetchRequest;
 import io.s3broadcast.Strategy;
-import io.s3broadcast.spi.cluster.ClusterPlan;
-import io.s3broadcast.spi.cluster.WorkList;
-import io.s3broadcast.spi.cluster.WorkSizing;
 import io.s3broadcast.spi.ClusterRun;
 import io.s3broadcast.spi.ClusterStrategy;
 import io.s3broadcast.spi.Bitfield;
@@ -39,6 +36,11 @@ import org.slf4j.LoggerFactory;
  * ({@link ResumableStore}), so a fetch after a crash resumes from the pieces stored; a cancellation, or a
  * failure after which they are of no use, removes it, other failures keep it for the next fetch. Nothing
  * partial is ever at the destination; the future always completes.
+ *
+ * <p>It runs the steps in order and owns the handle: its future, its listeners, its cancellation. The file and its
+ * check are a {@link FetchFile}, the flat tree's plan a {@link FlatTreeFill}, a cluster fetch's check against S3 a
+ * {@link ClusterCheck}. Steps run on the broadcast's executor and on the threads that complete the HEAD, the S3
+ * reads and the cluster run; a caller's cancellation cleans up in the caller's thread.
  */
 final class NodeFetch implements FetchHandle {
 
@@ -49,6 +51,7 @@ final class NodeFetch implements FetchHandle {
     private final ObjectSource source;
     private final Executor executor;
     private final ProgressTracker tracker;
+    private final AfterLastPieceTimer timer;
     private final CompletableFuture<CompletedFetch> result = new CompletableFuture<>();
     /** Set by whoever tells the listeners how the fetch ended: they hear it once, before the result completes. */
     private final AtomicBoolean told = new AtomicBoolean();
@@ -58,14 +61,8 @@ final class NodeFetch implements FetchHandle {
     /** {@link #clusterStarting}'s strategy, once it and the HEAD are in (a cluster fetch only). */
     private ClusterStrategy cluster;
     private volatile CompletableFuture<?> inFlight;
-    private volatile PieceStore store;
-    private volatile ResumableStore resumable;
-    private volatile ObjectVerification verification;
+    private volatile FetchFile file;
     private volatile ClusterRun clusterRun;
-    /** When (since the start) the last piece was in, the spot check done, and the end-to-end check done. */
-    private volatile Duration lastPieceAt;
-    private volatile Duration spotCheckedAt;
-    private volatile Duration hashedAt;
 
     /**
      * @param cluster runs the cluster strategies, being made (the fetch waits for it after its HEAD); null when none
@@ -79,6 +76,7 @@ final class NodeFetch implements FetchHandle {
         this.clusterStarting = cluster;
         this.executor = executor;
         this.tracker = tracker;
+        this.timer = new AfterLastPieceTimer(tracker);
         this.strategy = request.strategy().orElse(settings.strategy());
         // A caller's own cancellation: cleaned up and told in the caller's thread, just after it.
         result.whenComplete((r, e) -> {
@@ -137,9 +135,9 @@ final class NodeFetch implements FetchHandle {
                     return CompletableFuture.completedFuture(prepare(info, destination))
                             .thenCompose(this::fill)
                             .thenCompose(this::checkAgainstS3)
-                            .thenCompose(filled -> verified(filled.info())
+                            .thenCompose(filled -> file.verified()
                                     .thenApplyAsync(checked -> {
-                                        hashedAt = tracker.elapsed();
+                                        timer.hashed();
                                         return commit(filled, checked);
                                     }, executor));
                 }, executor)
@@ -194,25 +192,15 @@ final class NodeFetch implements FetchHandle {
     }
 
     private ObjectInfo prepare(ObjectInfo info, Path destination) {
-        String object = "s3://" + info.bucket() + "/" + info.key();
-        Destinations.check(destination, info.size(), object);
+        Destinations.check(destination, info.size(), ObjectVerification.name(info));
         PieceLayout layout = new PieceLayout(info.size(), settings.pieceSize(info.size(), strategy));
-        try {
-            // Under a name of its own, resuming from what an interrupted fetch of this object stored there.
-            resumable = ResumableStore.open(destination, info, layout, strategy.isCluster(), executor);
-            store = resumable.store();
-        } catch (IOException e) {
-            throw Destinations.unusable("cannot create a temporary file beside " + destination + " (" + e
-                    + "): choose a writable destination for " + object, e);
-        }
-        // The end-to-end check runs as the pieces land; a cluster node binds what peers sent to the ETag too.
-        verification = ObjectVerification.start(store, info, strategy.isCluster(), executor);
+        file = FetchFile.open(destination, info, layout, strategy.isCluster(), executor);
         if (result.isDone()) {
             cleanUp(new CancellationException());
             throw new CancellationException();
         }
         tracker.initiated(layout);
-        Bitfield resumed = store.bitfield();
+        Bitfield resumed = file.store().bitfield();
         for (int p = resumed.nextSet(0); p >= 0; p = resumed.nextSet(p + 1)) {
             tracker.pieceStored(p); // resumed: counted as done, not as read
         }
@@ -221,218 +209,62 @@ final class NodeFetch implements FetchHandle {
 
     /** Puts every piece in the store: from S3 alone, or through the cluster strategy. */
     private CompletableFuture<Filled> fill(ObjectInfo info) {
-        return fillStore(info).thenApply(f -> {
-            lastPieceAt = tracker.elapsed();
-            spotCheckedAt = lastPieceAt;
-            if (LOG.isDebugEnabled()) {
-                LOG.debug("s3://{}/{}: last piece in; {} bytes left to hash", info.bucket(), info.key(),
-                        verification.bytesLeft());
-            }
-            return f;
-        });
-    }
-
-    private CompletableFuture<Filled> fillStore(ObjectInfo info) {
         CompletableFuture<Filled> filled;
+        PieceStore store = file.store();
         if (strategy.isCluster()) {
             ClusterRun run = cluster.start(new ClusterTask(strategy, info, store, source, tracker, settings.sizing(),
-                    CHECK_AS_PIECES_ARRIVE ? spotCheckBudget(info) : 0));
+                    ClusterCheck.budgetAsPiecesArrive(info)));
             clusterRun = run;
             filled = run.completion().thenApply(outcome -> new Filled(info, outcome));
             inFlight = run.completion();
         } else {
-            // The flat tree's plan: the whole object on this node alone, in ranges sized for its connections.
-            ClusterPlan plan = ClusterPlan.of(strategy);
-            int pieces = store.layout().pieceCount();
-            WorkSizing.Sizing sizing = settings.sizing().size(
-                    WorkSizing.Share.of(pieces, store.layout().pieceSize(), plan.sharingNodes(1)));
-            WorkList queue = new WorkList(pieces, plan.share(pieces, 1, 0, sizing));
-            Bitfield resumed = store.bitfield();
-            for (int p = resumed.nextSet(0); p >= 0; p = resumed.nextSet(p + 1)) {
-                queue.pieceStored(p);
-            }
-            CompletableFuture<Void> fetch = source.fetch(info, queue, store, tracker, sizing.reads());
+            CompletableFuture<Void> fetch = new FlatTreeFill(store, settings.sizing()).start(info, source, tracker);
             inFlight = fetch;
             filled = fetch.thenApply(v -> new Filled(info, null));
         }
         if (result.isDone()) {
             inFlight.cancel(true);
         }
-        return filled;
+        return filled.thenApply(f -> {
+            timer.lastPiece();
+            if (LOG.isDebugEnabled()) {
+                LOG.debug("s3://{}/{}: last piece in; {} bytes left to hash", info.bucket(), info.key(),
+                        file.bytesLeftToHash());
+            }
+            return f;
+        });
     }
 
-    private record Filled(ObjectInfo info, ClusterRun.Outcome outcome, ClusterRun.Repair repair) {
-        Filled(ObjectInfo info, ClusterRun.Outcome outcome) {
-            this(info, outcome, ClusterRun.Repair.NONE);
-        }
-
-        Filled with(ClusterRun.Repair r) {
-            return new Filled(info, outcome, r);
-        }
-    }
-
-    /**
-     * For a cluster fetch, binds the pieces taken from peers to S3 end to end: the file, hashed as its pieces
-     * landed, against the object's MD5 or S3 checksum. On a mismatch the guilty peer is looked for first: one
-     * piece per vouching peer is read again from S3 (a peer caught is banned and every piece taken on its word read again),
-     * and the file checked again; only if that does not mend it does the run read every piece taken from peers
-     * again from S3, ban the peers that vouched for wrong ones and replace their bytes. An object without a
-     * digest a peer cannot forge gets a spot check of peer pieces against S3 first, within
-     * {@link #SPOT_CHECK_SHARE} of its size. The flat tree reads everything from S3 and needs none of this.
-     */
+    /** A cluster fetch's pieces from peers, bound to S3 end to end; the flat tree read them all from S3. */
     private CompletableFuture<Filled> checkAgainstS3(Filled filled) {
         ClusterRun run = clusterRun;
-        if (run == null) {
-            return CompletableFuture.completedFuture(filled);
-        }
-        ObjectInfo info = filled.info();
-        return run.spotCheck(spotCheckBudget(info))
-                .thenCompose(r -> {
-                    spotCheckedAt = tracker.elapsed();
-                    return check(filled.with(r));
-                })
-                .thenCompose(c -> {
-                    if (c.result().wholeObjectMismatch() == null) {
-                        return CompletableFuture.completedFuture(c.filled());
-                    }
-                    LOG.warn("{}; reading one piece per vouching peer again from S3 to find the guilty peer first",
-                            c.result().wholeObjectMismatch());
-                    int bannedBefore = c.filled().repair().bannedPeers().size();
-                    return run.checkOnePiecePerPeer()
-                            .thenCompose(r -> r.bannedPeers().size() > bannedBefore ? check(c.filled().with(r))
-                                    : CompletableFuture.<Checked>completedFuture(null))
-                            .thenCompose(narrow -> {
-                                if (narrow != null && narrow.result().wholeObjectMismatch() == null) {
-                                    ClusterRun.Repair r = narrow.filled().repair();
-                                    LOG.warn("s3://{}/{}: mended by banning {} and reading the pieces taken on their word"
-                                            + " again ({} pieces read again from S3, {} replaced)", info.bucket(), info.key(),
-                                            r.bannedPeers(), r.piecesChecked(), r.piecesRepaired());
-                                    return CompletableFuture.completedFuture(narrow.filled());
-                                }
-                                LOG.warn("s3://{}/{}: {}; reading every piece taken from peers again from S3 to find and"
-                                        + " replace the wrong ones", info.bucket(), info.key(), narrow == null
-                                        ? "no peer was caught in a sample of one piece each" : "still wrong after the bans");
-                                return run.repair().thenApply(r -> {
-                                    LOG.warn("s3://{}/{}: {} pieces read again from S3, {} replaced, peers banned for wrong"
-                                            + " pieces: {}", info.bucket(), info.key(), r.piecesChecked(), r.piecesRepaired(),
-                                            r.bannedPeers());
-                                    return c.filled().with(r);
-                                });
-                            });
-                });
+        return run == null ? CompletableFuture.completedFuture(filled)
+                : new ClusterCheck(run, file, timer).check(filled);
     }
 
-    /**
-     * The file against the object's digest, once what is left of it is hashed (after a repair, the pieces
-     * replaced and what follows them in their segments).
-     */
-    private CompletableFuture<Checked> check(Filled filled) {
-        return verified(filled.info()).thenApply(r -> new Checked(filled, r));
-    }
-
-    /**
-     * The incremental check's result once it has hashed what is left. It is only awaited when every piece is in
-     * the store: the hashing finishes only then, so a piece dropped (by a repair that could not write it back)
-     * fails the fetch here, naming the piece, instead of leaving the wait open.
-     */
-    private CompletableFuture<ObjectVerifier.Result> verified(ObjectInfo info) {
-        if (!store.isComplete()) {
-            int missing = store.bitfield().nextClear(0);
-            return CompletableFuture.failedFuture(new BroadcastException("s3://" + info.bucket() + "/" + info.key()
-                    + ": piece " + missing + " of " + store.layout().pieceCount() + " is missing from " + store.tempFile()
-                    + " after the fetch and its checks (a repair dropped it and could not write it back); fetch again"));
-        }
-        return verification.result();
-    }
-
-    private record Checked(Filled filled, ObjectVerifier.Result result) {
-    }
-
-    /**
-     * Share of the object's size the cluster may read again from S3 to spot-check peers' pieces (1.02x in
-     * all); each node takes its part, and at least one piece per peer that vouched for pieces it took.
-     */
-    static final double SPOT_CHECK_SHARE = 0.02;
-
-    /**
-     * Whether the run gets the spot-check budget to check pieces as they arrive (the p2p engine's
-     * {@code ArrivalChecks}); without it the whole spot check runs after the last piece. Off: catching a lying
-     * member mid-run let an honest node be banned for relaying the liar's pieces before it had caught the liar
-     * itself (ClusterIntegrityIT, once in two CI runs), which the end-of-run check does not do.
-     */
-    static final boolean CHECK_AS_PIECES_ARRIVE = false;
-
-    /** The cluster's spot-check budget for {@code info}: none when it has a digest S3 vouches for. */
-    private static long spotCheckBudget(ObjectInfo info) {
-        return ObjectVerifier.hasUnforgeableDigest(info) ? 0 : (long) (info.size() * SPOT_CHECK_SHARE);
-    }
-
-    /** Publishes the file if the end-to-end check passed: fsync, atomic rename, fsync of the directory. */
+    /** Publishes the file if the end-to-end check passed, and says what the fetch came to. */
     private CompletedFetch commit(Filled filled, ObjectVerifier.Result verified) {
         ObjectInfo info = filled.info();
-        PieceStore s = store;
+        FetchFile f = file;
         try {
-            boolean checked;
-            try {
-                checked = verified.orThrow();
-            } catch (BroadcastException.ChecksumMismatch e) {
-                if (filled.repair().piecesChecked() > 0) {
-                    throw new BroadcastException.ChecksumMismatch(e.getMessage() + " even after every piece taken from"
-                            + " peers was read again from S3 (" + filled.repair().piecesRepaired() + " replaced, banned: "
-                            + filled.repair().bannedPeers() + "); the object may have changed under its ETag");
-                }
-                throw e;
-            }
+            boolean checked = filled.checked(verified);
             if (result.isDone()) {
                 throw new CancellationException();
             }
-            verification.close();
-            Path path = s.commit();
-            resumable.committed();
-            FetchRecord.write(path, info);
-            closeStoreWhenRunFinishes();
+            Path path = f.publish();
+            f.closeAfter(clusterRun);
             Duration took = tracker.elapsed();
-            CompletedFetch.AfterLastPiece after = afterLastPiece(took);
+            CompletedFetch.AfterLastPiece after = timer.until(took);
             LOG.info("s3://{}/{}: after the last piece, {} ms: spot check {} ms, end-to-end check {} ms, fsync and rename"
                     + " {} ms", info.bucket(), info.key(), after.total().toMillis(), after.spotCheck().toMillis(),
                     after.hashing().toMillis(), after.commit().toMillis());
-            ClusterRun.Outcome o = filled.outcome();
-            CompletedFetch.Builder done = result(path, info, took).bytesFromS3(tracker.bytesFromSource())
-                    .hedges(tracker.hedges())
-                    .checksumVerified(checked).afterLastPiece(after)
+            return filled.describe(result(path, info, took).bytesFromS3(tracker.bytesFromSource())
+                    .hedges(tracker.hedges()).checksumVerified(checked).afterLastPiece(after)
                     .checksumAlgorithm(checked ? info.checksum().or(info::eTagDigest).map(ObjectChecksum::algorithm)
-                            : Optional.empty());
-            if (o != null) {
-                done.bytesFromPeers(o.bytesFromPeers()).phase1(o.phase1()).phase2(o.phase2())
-                        .piecesStolen(o.piecesStolen()).piecesRepaired(filled.repair().piecesRepaired())
-                        .bannedPeers(filled.repair().bannedPeers());
-            }
-            return done.build();
+                            : Optional.empty())).build();
         } catch (IOException e) {
             throw new BroadcastException("cannot write s3://" + info.bucket() + "/" + info.key() + " to "
-                    + s.destination() + ": " + e, e);
-        }
-    }
-
-    /** The time from the last piece to {@code done}, in its parts. */
-    private CompletedFetch.AfterLastPiece afterLastPiece(Duration done) {
-        Duration last = lastPieceAt;
-        Duration spot = spotCheckedAt;
-        Duration hashed = hashedAt;
-        if (last == null || spot == null || hashed == null) {
-            return CompletedFetch.AfterLastPiece.NONE;
-        }
-        return new CompletedFetch.AfterLastPiece(spot.minus(last), hashed.minus(spot), done.minus(hashed));
-    }
-
-    /** The store stays open while a cluster run lingers to serve peers from it; then it is closed. */
-    private void closeStoreWhenRunFinishes() {
-        PieceStore s = store;
-        ClusterRun run = clusterRun;
-        if (run == null) {
-            s.close();
-        } else {
-            run.finished().whenComplete((v, e) -> s.close());
+                    + f.store().destination() + ": " + e, e);
         }
     }
 
@@ -447,16 +279,10 @@ final class NodeFetch implements FetchHandle {
         if (f != null) {
             f.cancel(true);
         }
-        ObjectVerification v = verification;
-        if (v != null) {
-            v.close();
-        }
-        ResumableStore r = resumable;
-        if (r != null) {
-            r.stopped(unwrap(error));
-        }
-        if (store != null) {
-            closeStoreWhenRunFinishes();
+        FetchFile stopping = file;
+        if (stopping != null) {
+            stopping.stop(unwrap(error));
+            stopping.closeAfter(clusterRun);
         }
     }
 
