@@ -6,6 +6,7 @@ import io.s3broadcast.FetchAllHandle;
 import io.s3broadcast.FetchHandle;
 import io.s3broadcast.FetchRequest;
 import io.s3broadcast.Strategy;
+import java.io.IOException;
 import java.io.PrintWriter;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
@@ -358,7 +359,11 @@ public final class NodeCommand implements Callable<Integer> {
         }
     }
 
-    /** {@code --method transfer-manager}: the Transfer Manager's downloadFile of the whole object, alone. */
+    /**
+     * {@code --method transfer-manager}: the Transfer Manager's downloadFile of the whole object, alone, timed like
+     * ours: its client's build apart ({@code buildSeconds}), and the download until the file is durable (the
+     * bench's fsync of file and directory, as {@code Broadcast.fetch} does before it returns).
+     */
     private int transferManager(PrintWriter stdout, String id, Path dir, String listenText, double loadBefore)
             throws Exception {
         Endpoint ep = Endpoint.external(endpoint, region, pathStyle);
@@ -366,18 +371,21 @@ public final class NodeCommand implements Callable<Integer> {
                 tuning.rangeSize != null ? tuning.rangeSize : FleetBaselines.DEFAULT_PART, null, null, null);
         Path file = dir.resolve(fileName(key));
         NodeReport report;
+        long building = System.nanoTime();
         try (TransferManagerMethod tm = new TransferManagerMethod(ep, t)) {
+            buildSeconds = SingleCommand.round((System.nanoTime() - building) / 1e9, 3);
             long ready = System.currentTimeMillis();
             long start = awaitStartSignal(stdout);
             try {
                 tm.download(bucket, key, file);
+                Durability.fsync(file);
                 long doneAt = System.currentTimeMillis();
                 long size = Files.size(file);
                 report = new NodeReport("node", id, "transfer-manager", null, listenText, bucket, key, null, null,
                         file.toAbsolutePath().toString(), size, noSha256 ? null : Sha256.of(file), size, 0L,
                         (doneAt - start) / 1e3, null, null, null, null, false, null, null, tm.settings(), null,
                         Machine.current(loadBefore), process("transfer-manager", ready, start, doneAt));
-            } catch (RuntimeException e) {
+            } catch (RuntimeException | IOException e) {
                 LOG.error("node {}: the Transfer Manager's download of s3://{}/{} failed", id, bucket, key, e);
                 report = new NodeReport("node", id, "transfer-manager", null, listenText, bucket, key, null, null, null,
                         null, null, null, null, null, null, null, null, null, null, null, null, tm.settings(), e.toString(),

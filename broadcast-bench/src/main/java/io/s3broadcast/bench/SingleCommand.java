@@ -139,9 +139,10 @@ final class SingleCommand implements Callable<Integer> {
     boolean noFsync;
 
     @Option(names = "--fresh-jvm", negatable = false,
-            description = "Run ours in a fresh node JVM for every download (warm-up rounds included), with the flags"
-                    + " and class-data archive a fleet's nodes get: every trial is the first fetch of a new JVM. Its"
-                    + " seconds are the fetch as the node timed it; the process's time and CPU are shown beside.")
+            description = "Run ours and the Transfer Manager in a fresh node JVM for every download (warm-up rounds"
+                    + " included), with the flags and class-data archive a fleet's nodes get: every trial is the first"
+                    + " download of a new JVM. Their seconds are the download as the node timed it; the process's time"
+                    + " and CPU are shown beside.")
     boolean freshJvm;
 
     @Option(names = "--node-jvm-option", paramLabel = "OPTION",
@@ -368,9 +369,12 @@ final class SingleCommand implements Callable<Integer> {
     private DownloadMethod create(String name, Testbed testbed, Endpoint endpoint, Tuning tuning, Path dir)
             throws IOException, InterruptedException {
         return switch (name) {
-            case BroadcastMethod.NAME -> freshJvm ? new NodeJvmMethod(endpoint, tuning, archiveFlags(testbed, dir),
-                    nodeJvmOptions, nodeLogDir, PROCESS_TIMEOUT) : new BroadcastMethod(endpoint, tuning, dir);
-            case TransferManagerMethod.NAME -> new TransferManagerMethod(endpoint, tuning);
+            case BroadcastMethod.NAME -> freshJvm ? new NodeJvmMethod(NodeJvmMethod.Kind.OURS, endpoint, tuning,
+                    archiveFlags(testbed, dir), nodeJvmOptions, nodeLogDir, PROCESS_TIMEOUT)
+                    : new BroadcastMethod(endpoint, tuning, dir);
+            case TransferManagerMethod.NAME -> freshJvm ? new NodeJvmMethod(NodeJvmMethod.Kind.TRANSFER_MANAGER, endpoint,
+                    tuning, archiveFlags(testbed, dir), nodeJvmOptions, nodeLogDir, PROCESS_TIMEOUT)
+                    : new TransferManagerMethod(endpoint, tuning);
             case GetObjectMethod.NAME -> new GetObjectMethod(endpoint);
             case Aria2Method.NAME -> new Aria2Method(endpoint, tuning.connections() != null ? tuning.connections() : 16,
                     PROCESS_TIMEOUT);
@@ -411,9 +415,10 @@ final class SingleCommand implements Callable<Integer> {
         out.printf(Locale.ROOT, "seconds: until the file is durable and verified where the method verifies (%s);%n"
                 + "last byte: until the last byte was in the file, before verification, fsync and rename;%n"
                 + "cpu s: CPU time of this whole process (clients and the embedded server) during the trial, or of the%n"
-                + "  method's own process (aria2, ours with --fresh-jvm: seconds are then the fetch as the node timed it,%n"
-                + "  process s from its start to its exit, build s its Broadcast.builder().build(), before the fetch and%n"
-                + "  not in its seconds: a first fetch in an application pays it too, once per Broadcast)%n%n",
+                + "  method's own process (aria2; ours and transferManager with --fresh-jvm: seconds are then the%n"
+                + "  download as the node timed it, process s from its start to its exit, build s its client's build%n"
+                + "  (Broadcast.builder().build(), or the CRT-based S3 client and Transfer Manager), before the download%n"
+                + "  and not in its seconds: a first download in an application pays it too, once per client)%n%n",
                 report.fsync() ? "the bench fsyncs for the methods that do not" : "--no-fsync: only ours fsyncs");
         out.printf(Locale.ROOT, "%-16s %5s %9s %9s %11s %9s %9s %9s  %s%n", "method", "trial", "seconds", "MB/s",
                 "last byte", "cpu s", "process s", "build s", "sha256 ok");
