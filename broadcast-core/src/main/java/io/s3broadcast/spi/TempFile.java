@@ -20,13 +20,13 @@ import org.slf4j.LoggerFactory;
  * (fsync, atomic rename over the destination, fsync of the directory) or aborted (closed, and removed unless
  * committed or kept). What the file holds, piece by piece, is the store's business.
  *
- * <p>Takes no lock of its own: {@link #commit()} and {@link #abort()} run under the store's monitor, as they did
- * when they were the store's, so callers that hold it see them atomic with the pieces' records. The flags are
- * volatile for the store's unlocked getters; the channel is shared by the store's writers and readers.
+ * <p>Takes no lock of its own: {@link #commit()} and {@link #abort()} run under the store's monitor, so callers
+ * that hold it see them atomic with the pieces' records. The flags are volatile for the store's unlocked
+ * getters; the channel is shared by the store's writers and readers.
  */
 final class TempFile {
 
-    /** Logged as PieceStore, as before this class was cut out of it: log configurations name that class. */
+    /** Logged as PieceStore, the class users know: log configurations name that class. */
     private static final Logger LOG = LoggerFactory.getLogger(PieceStore.class);
 
     private final Path destination;
