@@ -4,32 +4,23 @@ import java.io.Closeable;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.channels.FileChannel;
-import java.nio.file.AtomicMoveNotSupportedException;
-import java.nio.file.FileAlreadyExistsException;
-import java.nio.file.Files;
 import java.nio.file.Path;
-import java.nio.file.StandardCopyOption;
-import java.nio.file.StandardOpenOption;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
-import java.util.concurrent.ThreadLocalRandom;
 import java.util.zip.CRC32C;
-import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
 
 /**
  * The object being assembled on local disk: a temporary file beside the destination, written at each
  * piece's position, that becomes visible at the destination path only through {@link #commit()} (fsync,
  * then an atomic rename). Until then nothing is at the destination; {@link #abort()} removes the
- * temporary file.
+ * temporary file. The file's life (its name beside the destination, the commit's fsyncs and rename, its
+ * removal) is {@link TempFile}'s; this class keeps what goes into it: the writes, the reads and the pieces' records.
  *
- * <p>Thread-safe: many connections write disjoint ranges at once; piece bookkeeping is guarded by this
- * store. A piece counts as present only after {@link #completePiece} recorded its CRC32C (and, in a store
- * that {@linkplain #keepDigests() keeps digests}, its SHA-256).
+ * <p>Thread-safe: many connections write disjoint ranges at once; piece bookkeeping, {@link #commit()} and
+ * {@link #abort()} are guarded by this store. A piece counts as present only after {@link #completePiece}
+ * recorded its CRC32C (and, in a store that {@linkplain #keepDigests() keeps digests}, its SHA-256).
  */
 public final class PieceStore implements Closeable {
-
-    private static final Logger LOG = LoggerFactory.getLogger(PieceStore.class);
 
     /**
      * Suffix of temporary files. A fetch that stopped (crashed, or failed for a reason a later fetch can get
@@ -38,24 +29,20 @@ public final class PieceStore implements Closeable {
      */
     public static final String TEMP_SUFFIX = ".s3b-part";
 
-    private final Path destination;
-    private final Path tempFile;
+    private final TempFile file;
     private final PieceLayout layout;
+    /** The file's channel, held here so that {@link #write} and {@link #readPiece} reach it directly. */
     private final FileChannel channel;
     private final Object writeLock = new Object();
     private final Bitfield have;
     private final int[] crc32c;
     private byte[][] sha256;
     private final List<PieceObserver> observers = new CopyOnWriteArrayList<>();
-    private volatile boolean closed;
-    private volatile boolean committed;
-    private volatile boolean keepTempFile;
 
-    private PieceStore(Path destination, Path tempFile, PieceLayout layout, FileChannel channel) {
-        this.destination = destination;
-        this.tempFile = tempFile;
+    private PieceStore(TempFile file, PieceLayout layout) {
+        this.file = file;
         this.layout = layout;
-        this.channel = channel;
+        this.channel = file.channel();
         this.have = new Bitfield(layout.pieceCount());
         this.crc32c = new int[layout.pieceCount()];
     }
@@ -65,22 +52,7 @@ public final class PieceStore implements Closeable {
      * atomic), sized to the object. The caller checks free space and writability first for a clear error.
      */
     public static PieceStore create(Path destination, PieceLayout layout) throws IOException {
-        Path dest = destination.toAbsolutePath();
-        Path dir = dest.getParent();
-        String name = "." + dest.getFileName() + "." + Long.toHexString(ThreadLocalRandom.current().nextLong()) + TEMP_SUFFIX;
-        Path temp = dir.resolve(name);
-        FileChannel ch = FileChannel.open(temp, StandardOpenOption.CREATE_NEW, StandardOpenOption.READ, StandardOpenOption.WRITE);
-        try {
-            if (layout.objectSize() > 0) {
-                // Sets the length without writing every byte; pieces fill it in at their positions.
-                ch.write(ByteBuffer.allocate(1), layout.objectSize() - 1);
-            }
-        } catch (IOException | RuntimeException e) {
-            closeQuietly(ch);
-            Files.deleteIfExists(temp);
-            throw e;
-        }
-        return new PieceStore(dest, temp, layout, ch);
+        return new PieceStore(TempFile.create(destination, layout.objectSize()), layout);
     }
 
     /**
@@ -89,24 +61,7 @@ public final class PieceStore implements Closeable {
      * intact present ({@link #completePiece}). No piece is present in the new store.
      */
     public static PieceStore open(Path destination, Path tempFile, PieceLayout layout) throws IOException {
-        Path dest = destination.toAbsolutePath();
-        Path temp = tempFile.toAbsolutePath();
-        if (!dest.getParent().equals(temp.getParent())) {
-            throw new IllegalArgumentException(temp + " is not beside " + dest + ": the final rename would not be atomic");
-        }
-        FileChannel ch = FileChannel.open(temp, StandardOpenOption.CREATE, StandardOpenOption.READ, StandardOpenOption.WRITE);
-        try {
-            long size = ch.size();
-            if (size > layout.objectSize()) {
-                ch.truncate(layout.objectSize());
-            } else if (size < layout.objectSize()) {
-                ch.write(ByteBuffer.allocate(1), layout.objectSize() - 1);
-            }
-        } catch (IOException | RuntimeException e) {
-            closeQuietly(ch);
-            throw e;
-        }
-        return new PieceStore(dest, temp, layout, ch);
+        return new PieceStore(TempFile.open(destination, tempFile, layout.objectSize()), layout);
     }
 
     /**
@@ -114,15 +69,15 @@ public final class PieceStore implements Closeable {
      * resume from) instead of removing it. Nothing appears at the destination either way.
      */
     public void keepTempFile() {
-        keepTempFile = true;
+        file.keep();
     }
 
     public Path destination() {
-        return destination;
+        return file.destination();
     }
 
     public Path tempFile() {
-        return tempFile;
+        return file.path();
     }
 
     public PieceLayout layout() {
@@ -288,7 +243,7 @@ public final class PieceStore implements Closeable {
         while (slice.hasRemaining()) {
             int n = channel.read(slice, pos + slice.position());
             if (n < 0) {
-                throw new IOException("unexpected end of " + tempFile + " reading piece " + piece);
+                throw new IOException("unexpected end of " + file.path() + " reading piece " + piece);
             }
         }
         dst.position(dst.position() + len);
@@ -312,27 +267,14 @@ public final class PieceStore implements Closeable {
      */
     public synchronized Path commit() throws IOException {
         if (!have.isComplete()) {
-            throw new IllegalStateException("cannot commit " + destination + ": " + have + " pieces present");
+            throw new IllegalStateException("cannot commit " + file.destination() + ": " + have + " pieces present");
         }
-        if (committed || closed) {
-            throw new IllegalStateException("cannot commit " + destination + ": already " + (committed ? "committed" : "closed"));
-        }
-        channel.force(true);
-        try {
-            Files.move(tempFile, destination, StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
-        } catch (AtomicMoveNotSupportedException e) {
-            throw new IOException("cannot rename " + tempFile + " to " + destination + " atomically", e);
-        } catch (FileAlreadyExistsException e) {
-            throw new IOException(destination + " exists and is not a regular file that can be replaced", e);
-        }
-        committed = true;
-        forceDirectory(destination.getParent());
-        return destination;
+        return file.commit();
     }
 
     /** True once {@link #commit()} put the object at its destination. */
     public boolean isCommitted() {
-        return committed;
+        return file.isCommitted();
     }
 
     /**
@@ -340,42 +282,16 @@ public final class PieceStore implements Closeable {
      * kept}. Idempotent; never throws (a file that cannot be deleted is logged).
      */
     public synchronized void abort() {
-        closeQuietly(channel);
-        closed = true;
-        if (committed || keepTempFile) {
-            return;
-        }
-        try {
-            Files.deleteIfExists(tempFile);
-        } catch (IOException e) {
-            LOG.warn("cannot delete temporary file {}; it is safe to delete by hand", tempFile, e);
-        }
+        file.abort();
     }
 
     public boolean isClosed() {
-        return closed;
+        return file.isClosed();
     }
 
     /** Closes the file; removes it too unless it was committed. */
     @Override
     public void close() {
         abort();
-    }
-
-    private static void forceDirectory(Path dir) {
-        // Persists the rename; not every platform can open a directory, and that is not an error.
-        try (FileChannel d = FileChannel.open(dir, StandardOpenOption.READ)) {
-            d.force(true);
-        } catch (IOException | UnsupportedOperationException ignored) {
-            // best effort
-        }
-    }
-
-    private static void closeQuietly(Closeable c) {
-        try {
-            c.close();
-        } catch (IOException ignored) {
-            // closing after a failure; the first failure is what matters
-        }
     }
 }
