@@ -19,8 +19,8 @@ import java.util.Locale;
  * with {@link CrcCombine}. A segment that is exactly one piece of a CRC32C checksum needs no bytes at all: its
  * value is the CRC32C recorded when the piece landed ({@link #pieceCompleted}).
  *
- * <p>Not thread-safe: {@link PrefixHasher} calls it under its lock, except {@link #update} of a segment it
- * alone is reading.
+ * <p>Not thread-safe: {@link PrefixHasher} calls it under its lock (itself or through {@link SegmentCursors}),
+ * except {@link #update} of a segment it alone is reading.
  */
 abstract class IncrementalDigest {
 
