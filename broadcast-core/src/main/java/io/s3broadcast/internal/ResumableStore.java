@@ -1,7 +1,6 @@
 package io.s3broadcast.internal;
 
 import io.s3broadcast.BroadcastException;
-import io.s3broadcast.spi.Bitfield;
 import io.s3broadcast.spi.ObjectInfo;
 import io.s3broadcast.spi.PieceLayout;
 import io.s3broadcast.spi.PieceStore;
