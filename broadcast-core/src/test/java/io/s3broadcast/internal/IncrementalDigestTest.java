@@ -121,14 +121,22 @@ class IncrementalDigestTest {
     }
 
     static String composite(String alg, List<Long> parts, boolean hex) {
+        return composite(alg, DATA, parts, hex);
+    }
+
+    /**
+     * A composite checksum (or multipart ETag) of {@code data} cut in {@code parts}: the digest of the parts'
+     * digests, hex or base64, then {@code -} and the part count.
+     */
+    static String composite(String alg, byte[] data, List<Long> parts, boolean hex) {
         ByteArrayOutputStream cat = new ByteArrayOutputStream();
         int at = 0;
         for (long p : parts) {
-            cat.writeBytes(digest(alg, DATA, at, (int) p));
+            cat.writeBytes(digest(alg, data, at, (int) p));
             at += (int) p;
         }
         byte[] whole = digest(alg, cat.toByteArray(), 0, cat.size());
-        return (hex ? HexFormat.of().formatHex(whole) : base64(whole)) + "-" + parts.size();
+        return (hex ? hex(whole) : base64(whole)) + "-" + parts.size();
     }
 
     static byte[] digest(String alg, byte[] data, int off, int len) {
@@ -156,7 +164,12 @@ class IncrementalDigestTest {
         return l;
     }
 
-    private static byte[] random(int n) {
+    static String hex(byte[] b) {
+        return HexFormat.of().formatHex(b);
+    }
+
+    /** {@code n} pseudo-random bytes, seeded by {@code n}. */
+    static byte[] random(int n) {
         byte[] b = new byte[n];
         new Random(n).nextBytes(b);
         return b;

@@ -239,22 +239,14 @@ class PrefixHasherTest {
     }
 
     private static String multipartETag(byte[] bytes, List<Long> parts) {
-        java.io.ByteArrayOutputStream cat = new java.io.ByteArrayOutputStream();
-        int at = 0;
-        for (long p : parts) {
-            cat.writeBytes(IncrementalDigestTest.digest("MD5", bytes, at, (int) p));
-            at += (int) p;
-        }
-        return hex(IncrementalDigestTest.digest("MD5", cat.toByteArray(), 0, cat.size())) + "-" + parts.size();
+        return IncrementalDigestTest.composite("MD5", bytes, parts, true);
     }
 
     private static String hex(byte[] b) {
-        return java.util.HexFormat.of().formatHex(b);
+        return IncrementalDigestTest.hex(b);
     }
 
     private static byte[] random(int n) {
-        byte[] b = new byte[n];
-        new Random(n).nextBytes(b);
-        return b;
+        return IncrementalDigestTest.random(n);
     }
 }

@@ -4,10 +4,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.s3broadcast.spi.ObjectChecksum;
 import io.s3broadcast.spi.PieceLayout;
-import java.io.ByteArrayOutputStream;
 import java.nio.ByteBuffer;
 import java.util.List;
-import java.util.Random;
 import java.util.zip.CRC32C;
 import org.junit.jupiter.api.Test;
 
@@ -175,13 +173,7 @@ class SegmentCursorsTest {
     }
 
     private String composite(String alg, List<Long> parts) {
-        ByteArrayOutputStream cat = new ByteArrayOutputStream();
-        int at = 0;
-        for (long p : parts) {
-            cat.writeBytes(hash(alg, at, (int) p));
-            at += (int) p;
-        }
-        return base64(IncrementalDigestTest.digest(alg, cat.toByteArray(), 0, cat.size())) + "-" + parts.size();
+        return IncrementalDigestTest.composite(alg, data, parts, false);
     }
 
     private int crc32c(int piece) {
@@ -195,12 +187,10 @@ class SegmentCursorsTest {
     }
 
     private static String hex(byte[] b) {
-        return java.util.HexFormat.of().formatHex(b);
+        return IncrementalDigestTest.hex(b);
     }
 
     private static byte[] random(int n) {
-        byte[] b = new byte[n];
-        new Random(n).nextBytes(b);
-        return b;
+        return IncrementalDigestTest.random(n);
     }
 }
