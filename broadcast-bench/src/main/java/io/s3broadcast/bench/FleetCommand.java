@@ -73,6 +73,12 @@ final class FleetCommand implements Callable<Integer> {
     @Option(names = "--seed", defaultValue = "42", description = "Seed of the object and of the S3 draws (default: ${DEFAULT-VALUE}).")
     long seed;
 
+    @Option(names = "--no-s3-warmup", negatable = false,
+            description = "Do not warm the S3 server and the throttling proxy before the first trial (by default"
+                    + " 256 ranged GETs of up to 256 KiB of the object from the bench, untimed, so the first contender does not pay"
+                    + " for the server's JVM compiling its GET path).")
+    boolean noS3Warmup;
+
     @Option(names = "--multipart", negatable = false,
             description = "Upload the object in 8 MiB parts (above 16 MiB) instead of one PUT. S3Proxy tells no part sizes,"
                     + " so the nodes cannot check a multipart ETag end to end (AWS S3 and LocalStack tell them) and"
@@ -241,6 +247,10 @@ final class FleetCommand implements Callable<Integer> {
             out.printf(Locale.ROOT, "T* = %.3f s (binds: %s; S/O %.3f, S/D %.3f, N*S/(O+sum U) %.3f)%n", tStar.seconds(),
                     tStar.binds(), tStar.s3Term(), tStar.downloadTerm(), tStar.uploadTerm());
             out.flush();
+            if (!noS3Warmup) {
+                out.printf(Locale.ROOT, "S3 warmed before the first trial: %s%n", run.warmUp());
+                out.flush();
+            }
             for (int t = 1; t <= trials; t++) {
                 List<String> order = new ArrayList<>(contenders);
                 Collections.rotate(order, -(t - 1));
@@ -425,6 +435,9 @@ final class FleetCommand implements Callable<Integer> {
     /** One level of emulation: runs one trial of one contender on the fleet. */
     interface FleetLevel extends AutoCloseable {
         FleetTrial run(String contender, int trial) throws IOException, InterruptedException;
+
+        /** Warms the level's S3 path before the first trial, untimed ({@link S3Warmup}); returns what it read. */
+        String warmUp() throws InterruptedException;
 
         @Override
         void close();

@@ -79,6 +79,14 @@ final class InProcessFleet implements FleetCommand.FleetLevel {
         return proxy;
     }
 
+    /** Through the proxy's own port, whose bytes count under no node. */
+    @Override
+    public String warmUp() throws InterruptedException {
+        Endpoint e = testbed.endpoint();
+        return S3Warmup.run(new Endpoint(e.kind(), e.server(), proxy.endpoint(), e.region(), e.credentials(), e.pathStyle()),
+                testbed.bucket(), testbed.key(), testbed.size());
+    }
+
     @Override
     public FleetTrial run(String contender, int trial) throws IOException, InterruptedException {
         long[] before = s3Bytes();

@@ -122,6 +122,11 @@ final class NetnsFleet implements FleetCommand.FleetLevel {
         return this;
     }
 
+    @Override
+    public String warmUp() throws InterruptedException {
+        return S3Warmup.run(endpoint(), testbed.bucket(), testbed.key(), testbed.size());
+    }
+
     /** The endpoint every node uses: the proxy on the bridge. */
     Endpoint endpoint() {
         Endpoint e = testbed.endpoint();

@@ -98,6 +98,8 @@ class FleetIT {
         assertThat(csv.get(0)).isEqualTo(FleetTables.CSV_HEADER);
         assertThat(csv).hasSize(1 + 2 * NODES);
         assertThat(run.out()).contains("T* =", "summary", "slow/T*");
+        // The S3 path is warmed before the first trial; the S3 bytes above show its reads count for no node.
+        assertThat(run.out()).contains("S3 warmed before the first trial: " + S3Warmup.REQUESTS + " ranged GETs");
     }
 
     /** Every property the record declares is in the JSON object (null or not). */
