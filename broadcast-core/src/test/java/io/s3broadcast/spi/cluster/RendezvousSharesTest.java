@@ -107,7 +107,7 @@ class RendezvousSharesTest {
     }
 
     @Test
-    void aShareIsReadHeaviestUnitFirstAndNodesAloneStartAtDifferentPlaces() {
+    void aShareIsReadHeaviestUnitFirstAndNodesNarrowStartAtDifferentPlaces() {
         List<String> members = ids(3);
         for (String m : members) {
             List<PieceRun> all = RendezvousShares.share(256, List.of(m), m);

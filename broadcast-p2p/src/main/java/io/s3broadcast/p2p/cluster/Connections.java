@@ -229,6 +229,7 @@ final class Connections implements GroupRouter.Target {
             }
             c.membership.connected(id);
             c.dialer.connected(id);
+            c.phase1.peersConnected(peers.size());
             c.choke.peerConnected(id);
             c.greeting.greet(h);
             c.relay.greet(h, id);

@@ -189,7 +189,10 @@ final class NodeRun implements ClusterRun, GroupJoin.Run, Housekeeping.Run {
         c.chokeDriver.start();
         // The pieces announced, not those on disk: a piece whose stored() is still queued leaves the works left when
         // its HAVE is written, not before (PieceStored.announced).
-        c.phase1.begin(share.works(), share.sizing(), c.stored.announced(), share.alone());
+        // Its reads go narrow until the overlay is up: every other member, up to the overlay's size (NarrowStart).
+        int overlay = Math.min(config.overlayPeers(), Math.max(0, ids.size() - 1));
+        c.phase1.begin(share.works(), share.sizing(), c.stored.announced(), share.alone(), overlay);
+        c.phase1.peersConnected(peers.size());
         if (task.store().isComplete()) {
             complete();
         }

@@ -40,14 +40,16 @@ final class ShareFetcher {
     private boolean closed;
     private final PhaseGate gate;
     private final WorksLeftAdvert advert;
-    private final AloneStart aloneStart;
+    private final NarrowStart narrowStart;
+    /** Peers the overlay start waits for (0: none, or it ended). */
+    private int overlayPeers;
 
     ShareFetcher(String self, ClusterPlan plan, int pieceCount, Random random, PhaseOneRun run, ShareRead.Source source,
             Executor onLoop, ScheduledExecutorService timer, Ticker ticker) {
         this.ticker = ticker;
         this.workList = new WorkList(pieceCount, List.of());
         this.advert = new WorksLeftAdvert(workList, run);
-        this.aloneStart = new AloneStart(workList, timer, this::pump);
+        this.narrowStart = new NarrowStart(workList, timer, this::pump);
         this.steals = new WorkStealing(self, plan, plan.scheduler(random), workList, pieceCount, run, timer,
                 this::pump);
         this.handOff = new ShareHandOff(self, plan, workList, run, timer, ticker, () -> {
@@ -75,12 +77,27 @@ final class ShareFetcher {
     /**
      * As {@link #begin(List, WorkSizing.Sizing, Bitfield)}; {@code alone}: this node's share is rendezvous units and
      * it knows no other member yet, so it reads through one connection until it learns of one ({@link #notAlone()})
-     * or {@link AloneStart#GRACE_MILLIS} passed.
+     * or {@link NarrowStart#ALONE_GRACE_MILLIS} passed.
      */
     void begin(List<PieceRun> share, WorkSizing.Sizing sizing, Bitfield have, boolean alone) {
+        begin(share, sizing, have, alone, 0);
+    }
+
+    /**
+     * As {@link #begin(List, WorkSizing.Sizing, Bitfield, boolean)}; when not alone and {@code overlayPeers} &gt; 0, it
+     * reads through one connection until it is connected to that many peers ({@link #peersConnected}) or {@link
+     * NarrowStart#OVERLAY_GRACE_MILLIS} passed, so the overlay forms on a link its reads do not fill ({@link
+     * NarrowStart}).
+     */
+    void begin(List<PieceRun> share, WorkSizing.Sizing sizing, Bitfield have, boolean alone, int overlayPeers) {
         this.sizing = sizing;
-        if (alone && !share.isEmpty()) {
-            aloneStart.begin();
+        if (!share.isEmpty()) {
+            if (alone) {
+                narrowStart.begin(NarrowStart.ALONE_GRACE_MILLIS);
+            } else if (overlayPeers > 0) {
+                this.overlayPeers = overlayPeers;
+                narrowStart.begin(NarrowStart.OVERLAY_GRACE_MILLIS);
+            }
         }
         workList.append(share);
         for (int p = have.nextSet(0); p >= 0; p = have.nextSet(p + 1)) {
@@ -89,6 +106,14 @@ final class ShareFetcher {
         begun = true;
         advertiseWorks();
         pump();
+    }
+
+    /** This node is connected to {@code peers} peers now: an overlay start ends once they are all it waits for. */
+    void peersConnected(int peers) {
+        if (overlayPeers > 0 && peers >= overlayPeers) {
+            overlayPeers = 0;
+            narrowStart.end();
+        }
     }
 
     boolean begun() {
@@ -117,7 +142,7 @@ final class ShareFetcher {
         }
         StealingScheduler.Action next = steals.next(workList.remaining());
         if (next == StealingScheduler.Action.FETCH) {
-            aloneStart.start(read::start, sizing.reads());
+            narrowStart.start(read::start, sizing.reads());
         } else if (next == StealingScheduler.Action.DONE && !read.inFlight() && workList.isEmpty()) {
             gate.ownPhase1Done(ticker.read());
         }
@@ -129,14 +154,18 @@ final class ShareFetcher {
         read.progress();
     }
 
-    /** This node knows another member now: a node that began alone reads with its sized reads ({@link AloneStart}). */
+    /**
+     * This node knows another member now: a node that began alone reads with its sized reads ({@link NarrowStart});
+     * so does one that was waiting for its overlay (a member that joined late is not waited for).
+     */
     void notAlone() {
-        aloneStart.end();
+        overlayPeers = 0;
+        narrowStart.end();
     }
 
-    /** Whether this node reads through one connection because it knows no other member yet. */
-    boolean readsAlone() {
-        return aloneStart.active();
+    /** Whether this node reads through one connection: it knows no other member yet, or its overlay is forming. */
+    boolean readsNarrow() {
+        return narrowStart.active();
     }
 
     /** Whether this node gave up S3 and takes everything from peers. */
@@ -257,7 +286,7 @@ final class ShareFetcher {
     /** Stops: the fetch in flight is cancelled, nothing more is fetched or asked. */
     void close() {
         closed = true;
-        aloneStart.close();
+        narrowStart.close();
         steals.close();
         handOff.close();
         read.close();

@@ -18,7 +18,7 @@ import org.slf4j.LoggerFactory;
  * node knows are dropped from its list, so the two do not both read them. Nothing moves between members this node
  * knew already. Works already started are read by both (the duplicate cost of a late view; shares read heaviest unit
  * first keep it small, and a node that knew no other member reads through one connection until it learns of one,
- * {@link AloneStart}); a newcomer that is gone leaves its units to the orphan rule. On the
+ * {@link NarrowStart}); a newcomer that is gone leaves its units to the orphan rule. On the
  * run's loop only.
  */
 final class ShareHandBack {

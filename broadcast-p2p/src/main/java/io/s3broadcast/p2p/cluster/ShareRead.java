@@ -50,7 +50,7 @@ final class ShareRead implements S3StallWatch.Fetch {
 
     /**
      * Starts a fetch of what {@code queue} hands out (the work list, or a view of it that stops handing out early:
-     * {@link AloneStart}) with {@code reads}, unless one is in flight or this is closed.
+     * {@link NarrowStart}) with {@code reads}, unless one is in flight or this is closed.
      */
     void start(PieceQueue queue, RangeReads reads) {
         if (fetch != null || closed) {

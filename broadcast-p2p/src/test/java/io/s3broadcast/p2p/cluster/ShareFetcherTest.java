@@ -454,7 +454,7 @@ class ShareFetcherTest {
         assertThat(ALONE.connections()).isGreaterThan(1);
         ShareFetcher f = fetcher(Strategy.OVERLAP);
         f.begin(aloneShare(), ALONE, new Bitfield(PIECES), true);
-        assertThat(f.readsAlone()).isTrue();
+        assertThat(f.readsNarrow()).isTrue();
         assertThat(s3.shape.connections()).isEqualTo(1);
         assertThat(s3.shape.maxConnections()).isEqualTo(1);
         assertThat(s3.shape.rangeBytes()).isEqualTo(ALONE.reads().rangeBytes());
@@ -462,7 +462,7 @@ class ShareFetcherTest {
         assertThat(first).hasSize(1);
 
         f.notAlone();
-        assertThat(f.readsAlone()).isFalse();
+        assertThat(f.readsNarrow()).isFalse();
         assertThat(s3.poll(f, 1)).as("the one-connection fetch ends after its read in flight").isEmpty();
         assertThat(s3.reads).hasSize(1);
         for (int p = first.get(0).first(); p < first.get(0).end(); p++) {
@@ -479,12 +479,12 @@ class ShareFetcherTest {
         ShareFetcher f = fetcher(Strategy.OVERLAP);
         f.begin(aloneShare(), ALONE, new Bitfield(PIECES), true);
         List<PieceRun> first = s3.poll(f, 1);
-        time.advance(Duration.ofMillis(AloneStart.GRACE_MILLIS - 1));
-        assertThat(f.readsAlone()).isTrue();
+        time.advance(Duration.ofMillis(NarrowStart.ALONE_GRACE_MILLIS - 1));
+        assertThat(f.readsNarrow()).isTrue();
         List<PieceRun> second = s3.poll(f, 1);
         assertThat(second).hasSize(1);
         time.advance(Duration.ofMillis(1));
-        assertThat(f.readsAlone()).isFalse();
+        assertThat(f.readsNarrow()).isFalse();
         assertThat(s3.poll(f, 1)).isEmpty();
         for (PieceRun r : List.of(first.get(0), second.get(0))) {
             for (int p = r.first(); p < r.end(); p++) {
@@ -499,8 +499,68 @@ class ShareFetcherTest {
     void aNodeThatIsNotAloneReadsWithItsSizedReadsFromTheStart() {
         ShareFetcher f = fetcher(Strategy.OVERLAP);
         f.begin(aloneShare(), ALONE, new Bitfield(PIECES), false);
-        assertThat(f.readsAlone()).isFalse();
+        assertThat(f.readsNarrow()).isFalse();
         assertThat(s3.reads).containsExactly(ALONE.reads());
+    }
+
+    @Test
+    void aNodeWithPeersToConnectToReadsThroughOneConnectionUntilItsOverlayIsUp() {
+        ShareFetcher f = fetcher(Strategy.OVERLAP);
+        f.begin(aloneShare(), ALONE, new Bitfield(PIECES), false, 3);
+        assertThat(f.readsNarrow()).isTrue();
+        assertThat(s3.shape.connections()).isEqualTo(1);
+        assertThat(s3.shape.maxConnections()).isEqualTo(1);
+        List<PieceRun> first = s3.poll(f, 1);
+        assertThat(first).hasSize(1);
+
+        f.peersConnected(2);
+        assertThat(f.readsNarrow()).as("two of the three peers").isTrue();
+        f.peersConnected(3);
+        assertThat(f.readsNarrow()).isFalse();
+        assertThat(s3.poll(f, 1)).as("the one-connection fetch ends after its read in flight").isEmpty();
+        for (int p = first.get(0).first(); p < first.get(0).end(); p++) {
+            f.pieceStored(p, true);
+        }
+        s3.complete(time);
+        assertThat(s3.reads).containsExactly(new RangeReads(1, ALONE.reads().rangeBytes()), ALONE.reads());
+        assertThat(s3.readAll(f)).isEqualTo(PIECES - first.get(0).count());
+    }
+
+    @Test
+    void anOverlayStartWidensItsReadsWhenTheGraceEndsShortOfPeers() {
+        ShareFetcher f = fetcher(Strategy.OVERLAP);
+        f.begin(aloneShare(), ALONE, new Bitfield(PIECES), false, 3);
+        f.peersConnected(1);
+        time.advance(Duration.ofMillis(NarrowStart.OVERLAY_GRACE_MILLIS - 1));
+        assertThat(f.readsNarrow()).isTrue();
+        time.advance(Duration.ofMillis(1));
+        assertThat(f.readsNarrow()).isFalse();
+        f.peersConnected(3);
+        assertThat(f.readsNarrow()).as("a peer that connects after the grace changes nothing").isFalse();
+    }
+
+    @Test
+    void aNodeAlreadyConnectedToItsOverlayOrWithNoneToWaitForReadsWithItsSizedReads() {
+        ShareFetcher none = fetcher(Strategy.OVERLAP);
+        none.begin(aloneShare(), ALONE, new Bitfield(PIECES), false, 0);
+        assertThat(none.readsNarrow()).isFalse();
+        assertThat(s3.reads).containsExactly(ALONE.reads());
+        none.close();
+
+        s3.reads.clear();
+        ShareFetcher connected = fetcher(Strategy.OVERLAP);
+        connected.begin(List.of(), ALONE, new Bitfield(PIECES), false, 3);
+        assertThat(connected.readsNarrow()).as("a node with no share of its own reads nothing narrow").isFalse();
+    }
+
+    @Test
+    void aMemberLearntLateEndsAnOverlayStart() {
+        ShareFetcher f = fetcher(Strategy.OVERLAP);
+        f.begin(aloneShare(), ALONE, new Bitfield(PIECES), false, 3);
+        f.notAlone();
+        assertThat(f.readsNarrow()).isFalse();
+        f.peersConnected(3);
+        assertThat(f.readsNarrow()).isFalse();
     }
 
     /** The run as phase 1 sees it: peers that record what they are sent. */

@@ -39,10 +39,10 @@ class ShareHandBackTest {
         NodeShare share = begin(List.of("self"));
         assertThat(share.alone()).isTrue();
         assertThat(share.works()).hasSize(PIECES);
-        assertThat(phase1.readsAlone()).isTrue();
+        assertThat(phase1.readsNarrow()).isTrue();
 
         handBack.learned("b");
-        assertThat(phase1.readsAlone()).isFalse();
+        assertThat(phase1.readsNarrow()).isFalse();
         assertThat(phase1.workList().works())
                 .containsExactlyInAnyOrderElementsOf(RendezvousShares.share(PIECES, List.of("self", "b"), "self"));
         handBack.learned("c");
@@ -67,7 +67,7 @@ class ShareHandBackTest {
     void aNodeThatBeganWithOthersReadsWideAtOnceAndHandsBackAsBefore() {
         NodeShare share = begin(List.of("self", "b"));
         assertThat(share.alone()).isFalse();
-        assertThat(phase1.readsAlone()).isFalse();
+        assertThat(phase1.readsNarrow()).isFalse();
         handBack.learned("c");
         assertThat(phase1.workList().works())
                 .containsExactlyInAnyOrderElementsOf(RendezvousShares.share(PIECES, List.of("self", "b", "c"), "self"));

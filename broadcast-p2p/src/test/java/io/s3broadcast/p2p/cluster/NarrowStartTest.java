@@ -12,14 +12,14 @@ import java.util.List;
 import org.junit.jupiter.api.Test;
 
 /** The one-connection start of a node alone in its view, on fake time. */
-class AloneStartTest {
+class NarrowStartTest {
 
     private static final RangeReads SIZED = new RangeReads(8, 4L << 20);
 
     private final ManualScheduler time = new ManualScheduler();
     private final WorkList works = new WorkList(16, List.of(new PieceRun(0, 8), new PieceRun(8, 16)));
     private int ends;
-    private final AloneStart start = new AloneStart(works, time, () -> ends++);
+    private final NarrowStart start = new NarrowStart(works, time, () -> ends++);
     private PieceQueue queue;
     private RangeReads reads;
 
@@ -40,7 +40,7 @@ class AloneStartTest {
 
     @Test
     void aloneItReadsThroughOneConnectionUntilItLearnsOfAnotherMember() {
-        start.begin();
+        start.begin(NarrowStart.ALONE_GRACE_MILLIS);
         start();
         assertThat(start.active()).isTrue();
         assertThat(reads).isEqualTo(new RangeReads(1, SIZED.rangeBytes()));
@@ -59,8 +59,8 @@ class AloneStartTest {
 
     @Test
     void theGraceEndsIt() {
-        start.begin();
-        time.advance(Duration.ofMillis(AloneStart.GRACE_MILLIS - 1));
+        start.begin(NarrowStart.ALONE_GRACE_MILLIS);
+        time.advance(Duration.ofMillis(NarrowStart.ALONE_GRACE_MILLIS - 1));
         assertThat(start.active()).isTrue();
         time.advance(Duration.ofMillis(1));
         assertThat(start.active()).isFalse();
