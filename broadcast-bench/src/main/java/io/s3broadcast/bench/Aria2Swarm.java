@@ -21,6 +21,13 @@ import org.slf4j.LoggerFactory;
  */
 final class Aria2Swarm {
 
+    /**
+     * aria2c's download-complete hook: the time (epoch ms) into {@code done} beside the file (its third argument),
+     * written to a temporary name and renamed, so the bench, polling for {@code done}, never reads it half written.
+     */
+    static final String DONE_HOOK = "#!/bin/sh\nd=\"$(dirname \"$3\")\"\n"
+            + "date +%s%3N > \"$d/done.tmp\" && mv \"$d/done.tmp\" \"$d/done\"\n";
+
     private static final Logger LOG = LoggerFactory.getLogger(Aria2Swarm.class);
     static final int TRACKER_PORT = 6969;
     static final int PIECE_LENGTH_LOG2 = 20;
@@ -39,7 +46,7 @@ final class Aria2Swarm {
                 "-n", "object.bin", "-o", torrent.toString(), reference.toString()), false);
         fleet.startTracker(TorrentInfoHash.of(torrent));
         Path hook = dir.resolve("done.sh");
-        Files.writeString(hook, "#!/bin/sh\ndate +%s%3N > \"$(dirname \"$3\")/done\"\n");
+        Files.writeString(hook, DONE_HOOK);
         Files.setPosixFilePermissions(hook, PosixFilePermissions.fromString("rwxr-xr-x"));
         int n = spec.nodes();
         List<Process> processes = new ArrayList<>();
