@@ -74,9 +74,9 @@ final class FleetCommand implements Callable<Integer> {
     long seed;
 
     @Option(names = "--no-s3-warmup", negatable = false,
-            description = "Do not warm the S3 server and the throttling proxy before the first trial (by default"
-                    + " 256 ranged GETs of up to 256 KiB of the object from the bench, untimed, so the first contender does not pay"
-                    + " for the server's JVM compiling its GET path).")
+            description = "Do not warm the S3 server and the throttling proxy before the first trial (by default 256"
+                    + " ranged GETs of up to 256 KiB of the object from the bench, untimed, so the first contender does"
+                    + " not pay for the server's JVM compiling its GET path).")
     boolean noS3Warmup;
 
     @Option(names = "--multipart", negatable = false,

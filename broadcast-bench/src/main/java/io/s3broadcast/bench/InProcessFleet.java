@@ -83,8 +83,9 @@ final class InProcessFleet implements FleetCommand.FleetLevel {
     @Override
     public String warmUp() throws InterruptedException {
         Endpoint e = testbed.endpoint();
-        return S3Warmup.run(new Endpoint(e.kind(), e.server(), proxy.endpoint(), e.region(), e.credentials(), e.pathStyle()),
-                testbed.bucket(), testbed.key(), testbed.size());
+        Endpoint unshaped = new Endpoint(e.kind(), e.server(), proxy.endpoint(), e.region(), e.credentials(),
+                e.pathStyle());
+        return S3Warmup.run(unshaped, testbed.bucket(), testbed.key(), testbed.size());
     }
 
     @Override

@@ -13,10 +13,10 @@ import software.amazon.awssdk.services.s3.S3AsyncClient;
 /**
  * Warms the fleet's S3 path (S3Proxy and the throttling proxy in the bench's JVM) before the first timed trial, with
  * ranged GETs of the object from the bench, untimed. Without it the first contender of a run pays for that JVM
- * compiling the server's GET path: on the 2-core machine, N = 8 at 64 MiB, the bench's JVM took 0.4-0.5 cores
- * through the nodes' first seconds, and a run's first trial was 0.01-0.05 T* slower than its later ones (docs/results.md,
- * session 43). The contenders run in a fixed order, so that cost fell on ours, never on the baselines after it.
- * The proxy counts these bytes under the bench's address, not a node's; a trial counts only what its nodes read.
+ * compiling the server's GET path on the cores the nodes share: at N = 8, 64 MiB on the 2-core machine, a run's
+ * first trial was slower than its later ones in 7 of 8 (by 0.01-0.05 T*; docs/results.md, session 43). Trial 1 runs
+ * our strategies first (the order rotates by trial), so in a one-trial run that cost fell on ours, never on a
+ * baseline. The proxy counts these bytes under the bench's address, not a node's, so no trial counts them.
  */
 final class S3Warmup {
 
@@ -32,7 +32,10 @@ final class S3Warmup {
     private S3Warmup() {
     }
 
-    /** The ranges to read of an object of {@code size} bytes: {@code requests} ranges of at most {@code range}, in turn over it. */
+    /**
+     * The ranges to read of an object of {@code size} bytes: {@code requests} ranges of at most {@code range}, in turn
+     * over it.
+     */
     static List<long[]> ranges(long size, int requests, long range) {
         List<long[]> out = new ArrayList<>();
         if (size <= 0) {
@@ -59,7 +62,8 @@ final class S3Warmup {
         try (S3AsyncClient client = endpoint.nettyClient(PARALLEL).build()) {
             for (long[] r : ranges) {
                 slots.acquire();
-                CompletableFuture<?> get = client.getObject(b -> b.bucket(bucket).key(key).range("bytes=" + r[0] + "-" + r[1]),
+                CompletableFuture<?> get = client.getObject(
+                        b -> b.bucket(bucket).key(key).range("bytes=" + r[0] + "-" + r[1]),
                         AsyncResponseTransformer.toBytes());
                 gets.add(get.whenComplete((v, e) -> slots.release()));
             }
@@ -70,7 +74,7 @@ final class S3Warmup {
             return "failed (" + e + ")";
         }
         long bytes = ranges.stream().mapToLong(r -> r[1] - r[0] + 1).sum();
-        return String.format(Locale.ROOT, "%d ranged GETs, %s, in %.1f s, untimed", ranges.size(), ByteSize.format(bytes),
-                (System.nanoTime() - started) / 1e9);
+        return String.format(Locale.ROOT, "%d ranged GETs, %s, in %.1f s, untimed", ranges.size(),
+                ByteSize.format(bytes), (System.nanoTime() - started) / 1e9);
     }
 }
