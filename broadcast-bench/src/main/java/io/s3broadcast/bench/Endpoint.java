@@ -47,12 +47,12 @@ record Endpoint(String kind, String server, URI uri, Region region, AwsCredentia
                 : new software.amazon.awssdk.regions.providers.DefaultAwsRegionProviderChain().getRegion(), pathStyle);
     }
 
-    /** The endpoint as printed: its URI, or AWS's regional endpoint. */
-    /** This server as reached through {@code proxy} (a FaultProxy in front of it). */
+    /** This server as reached through {@code proxy} (a FaultProxy in front of it, or one of its ports). */
     Endpoint via(URI proxy) {
         return new Endpoint(kind, server, proxy, region, credentials, pathStyle);
     }
 
+    /** The endpoint as printed: its URI, or AWS's regional endpoint. */
     String describe() {
         return uri != null ? uri.toString() : "https://s3." + region.id() + ".amazonaws.com";
     }

@@ -71,8 +71,7 @@ final class InProcessFleet implements FleetCommand.FleetLevel {
     }
 
     Endpoint endpointOf(int node) {
-        Endpoint e = testbed.endpoint();
-        return new Endpoint(e.kind(), e.server(), ports.get(node), e.region(), e.credentials(), e.pathStyle());
+        return testbed.endpoint().via(ports.get(node));
     }
 
     FaultProxy proxy() {
@@ -82,10 +81,7 @@ final class InProcessFleet implements FleetCommand.FleetLevel {
     /** Through the proxy's own port, whose bytes count under no node. */
     @Override
     public String warmUp() throws InterruptedException {
-        Endpoint e = testbed.endpoint();
-        Endpoint unshaped = new Endpoint(e.kind(), e.server(), proxy.endpoint(), e.region(), e.credentials(),
-                e.pathStyle());
-        return S3Warmup.run(unshaped, testbed.bucket(), testbed.key(), testbed.size());
+        return S3Warmup.run(testbed.endpoint().via(proxy.endpoint()), testbed.bucket(), testbed.key(), testbed.size());
     }
 
     @Override

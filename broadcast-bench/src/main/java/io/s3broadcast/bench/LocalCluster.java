@@ -144,8 +144,7 @@ final class LocalCluster {
                 if (rate > 0) {
                     FaultProxy proxy = FaultProxy.builder(upstreamOf(endpoint.uri())).perConnectionResponseRate(rate).start();
                     proxies.add(proxy);
-                    endpoint = new Endpoint(endpoint.kind(), endpoint.server(), proxy.endpoint(), endpoint.region(),
-                            endpoint.credentials(), endpoint.pathStyle());
+                    endpoint = endpoint.via(proxy.endpoint());
                 }
                 Path dir = Files.createDirectories(trialDir.resolve("node-" + i));
                 String id = options.strategy().isCluster() ? NodeInfo.idFor(LOOPBACK, ports.get(i)) : "node-" + i;

@@ -129,8 +129,7 @@ final class NetnsFleet implements FleetCommand.FleetLevel {
 
     /** The endpoint every node uses: the proxy on the bridge. */
     Endpoint endpoint() {
-        Endpoint e = testbed.endpoint();
-        return new Endpoint(e.kind(), e.server(), proxy.endpoint(), e.region(), e.credentials(), e.pathStyle());
+        return testbed.endpoint().via(proxy.endpoint());
     }
 
     @Override
