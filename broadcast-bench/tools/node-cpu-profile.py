@@ -64,7 +64,10 @@ def main():
     files = sorted(os.path.join(a.dir, f) for f in os.listdir(a.dir) if f.endswith('.txt'))
     by_pid = collections.defaultdict(list)
     for f in files:
-        by_pid[re.match(r'n-(\d+)', os.path.basename(f)).group(1)].append(f)
+        m = re.match(r'n-(\d+)', os.path.basename(f))
+        if m:
+            by_pid[m.group(1)].append(f)
+    files = [f for fs in by_pid.values() for f in fs]
     if not by_pid:
         sys.exit('no n-<pid>*.txt files in ' + a.dir)
     nodes = len(by_pid)
