@@ -71,23 +71,15 @@ final class ShareFetcher {
      * {@code have} are pieces already stored. Tells every peer the works left and starts the fetch.
      */
     void begin(List<PieceRun> share, WorkSizing.Sizing sizing, Bitfield have) {
-        begin(share, sizing, have, false);
+        begin(share, sizing, have, false, 0);
     }
 
     /**
-     * As {@link #begin(List, WorkSizing.Sizing, Bitfield)}; {@code alone}: this node's share is rendezvous units and
-     * it knows no other member yet, so it reads through one connection until it learns of one ({@link #notAlone()})
-     * or {@link NarrowStart#ALONE_GRACE_MILLIS} passed.
-     */
-    void begin(List<PieceRun> share, WorkSizing.Sizing sizing, Bitfield have, boolean alone) {
-        begin(share, sizing, have, alone, 0);
-    }
-
-    /**
-     * As {@link #begin(List, WorkSizing.Sizing, Bitfield, boolean)}; when not alone and {@code overlayPeers} &gt; 0, it
-     * reads through one connection until it is connected to that many peers ({@link #peersConnected}) or {@link
-     * NarrowStart#OVERLAY_GRACE_MILLIS} passed, so the overlay forms on a link its reads do not fill ({@link
-     * NarrowStart}).
+     * As {@link #begin(List, WorkSizing.Sizing, Bitfield)}, starting narrow ({@link NarrowStart}): with {@code alone}
+     * (this node's share is rendezvous units and it knows no other member yet) it reads through one connection until
+     * it learns of one ({@link #notAlone()}) or {@link NarrowStart#ALONE_GRACE_MILLIS} passed; else, with {@code
+     * overlayPeers} &gt; 0, until it is connected to that many peers ({@link #peersConnected}) or {@link
+     * NarrowStart#OVERLAY_GRACE_MILLIS} passed, so the overlay forms on a link its reads do not fill.
      */
     void begin(List<PieceRun> share, WorkSizing.Sizing sizing, Bitfield have, boolean alone, int overlayPeers) {
         this.sizing = sizing;

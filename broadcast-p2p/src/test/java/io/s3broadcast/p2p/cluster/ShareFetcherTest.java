@@ -453,7 +453,7 @@ class ShareFetcherTest {
     void aNodeAloneInItsViewReadsThroughOneConnectionUntilItLearnsOfAMember() {
         assertThat(ALONE.connections()).isGreaterThan(1);
         ShareFetcher f = fetcher(Strategy.OVERLAP);
-        f.begin(aloneShare(), ALONE, new Bitfield(PIECES), true);
+        f.begin(aloneShare(), ALONE, new Bitfield(PIECES), true, 0);
         assertThat(f.readsNarrow()).isTrue();
         assertThat(s3.shape.connections()).isEqualTo(1);
         assertThat(s3.shape.maxConnections()).isEqualTo(1);
@@ -477,7 +477,7 @@ class ShareFetcherTest {
     @Test
     void aNodeAloneWidensItsReadsWhenTheGraceEndsWithNoMemberLearnt() {
         ShareFetcher f = fetcher(Strategy.OVERLAP);
-        f.begin(aloneShare(), ALONE, new Bitfield(PIECES), true);
+        f.begin(aloneShare(), ALONE, new Bitfield(PIECES), true, 0);
         List<PieceRun> first = s3.poll(f, 1);
         time.advance(Duration.ofMillis(NarrowStart.ALONE_GRACE_MILLIS - 1));
         assertThat(f.readsNarrow()).isTrue();
@@ -498,7 +498,7 @@ class ShareFetcherTest {
     @Test
     void aNodeThatIsNotAloneReadsWithItsSizedReadsFromTheStart() {
         ShareFetcher f = fetcher(Strategy.OVERLAP);
-        f.begin(aloneShare(), ALONE, new Bitfield(PIECES), false);
+        f.begin(aloneShare(), ALONE, new Bitfield(PIECES), false, 0);
         assertThat(f.readsNarrow()).isFalse();
         assertThat(s3.reads).containsExactly(ALONE.reads());
     }

@@ -30,7 +30,7 @@ class ShareHandBackTest {
         NodeShare share = NodeShare.of(ClusterPlan.of(Strategy.OVERLAP), WorkSizing.computed(16), LAYOUT, members,
                 "self", false, true);
         handBack.begin(members, share.units());
-        phase1.begin(share.works(), share.sizing(), new Bitfield(PIECES), share.alone());
+        phase1.begin(share.works(), share.sizing(), new Bitfield(PIECES), share.alone(), 0);
         return share;
     }
 
@@ -78,7 +78,7 @@ class ShareHandBackTest {
         NodeShare share = NodeShare.of(ClusterPlan.of(Strategy.OVERLAP), WorkSizing.computed(16), LAYOUT,
                 List.of("self"), "self", false, false);
         handBack.begin(List.of("self"), share.units());
-        phase1.begin(share.works(), share.sizing(), new Bitfield(PIECES), share.alone());
+        phase1.begin(share.works(), share.sizing(), new Bitfield(PIECES), share.alone(), 0);
         List<PieceRun> before = phase1.workList().works();
         handBack.learned("b");
         assertThat(phase1.workList().works()).isEqualTo(before);
