@@ -19,6 +19,7 @@ import io.s3broadcast.spi.ReadOptions;
 import java.io.IOException;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.Locale;
 import java.util.Optional;
 import java.util.concurrent.CancellationException;
 import java.util.concurrent.CompletableFuture;
@@ -63,6 +64,8 @@ final class NodeFetch implements FetchHandle {
     private volatile CompletableFuture<?> inFlight;
     private volatile FetchFile file;
     private volatile ClusterRun clusterRun;
+    /** Bytes the end-to-end check had still to hash when the last piece was in. */
+    private volatile long leftToHash;
 
     /**
      * @param cluster runs the cluster strategies, being made (the fetch waits for it after its HEAD); null when none
@@ -226,11 +229,8 @@ final class NodeFetch implements FetchHandle {
             inFlight.cancel(true);
         }
         return filled.thenApply(f -> {
+            leftToHash = file.bytesLeftToHash();
             timer.lastPiece();
-            if (LOG.isDebugEnabled()) {
-                LOG.debug("s3://{}/{}: last piece in; {} bytes left to hash", info.bucket(), info.key(),
-                        file.bytesLeftToHash());
-            }
             return f;
         });
     }
@@ -255,9 +255,10 @@ final class NodeFetch implements FetchHandle {
             f.closeAfter(clusterRun);
             Duration took = tracker.elapsed();
             CompletedFetch.AfterLastPiece after = timer.until(took);
-            LOG.info("s3://{}/{}: after the last piece, {} ms: spot check {} ms, end-to-end check {} ms, fsync and rename"
-                    + " {} ms", info.bucket(), info.key(), after.total().toMillis(), after.spotCheck().toMillis(),
-                    after.hashing().toMillis(), after.commit().toMillis());
+            LOG.info("s3://{}/{}: after the last piece, {} ms: spot check {} ms, end-to-end check {} ms ({} MiB left to"
+                    + " hash at the last piece), fsync and rename {} ms", info.bucket(), info.key(),
+                    after.total().toMillis(), after.spotCheck().toMillis(), after.hashing().toMillis(),
+                    String.format(Locale.ROOT, "%.1f", leftToHash / 1048576.0), after.commit().toMillis());
             return filled.describe(result(path, info, took).bytesFromS3(tracker.bytesFromSource())
                     .hedges(tracker.hedges()).checksumVerified(checked).afterLastPiece(after)
                     .checksumAlgorithm(checked ? info.checksum().or(info::eTagDigest).map(ObjectChecksum::algorithm)
