@@ -64,6 +64,16 @@ class RequestSchedulerTest {
     }
 
     @Test
+    void onceEveryMissingPieceIsInTheFrontWindowTheLowestAreAskedForFirst() {
+        RequestScheduler r = RequestScheduler.builder(12).have(bits(12, 0, 1, 2, 3, 4, 5, 6, 7)).frontWindow(6)
+                .maxRequestsPerPeer(2).build();
+        r.peerBitfield("x", Bitfield.full(12));
+        r.peerBitfield("y", bits(12, 8, 9));
+        // Missing 8-11, all in the window [8, 14): 8 and 9, though 10 and 11 are rarer (x alone holds them).
+        assertThat(r.nextRequests("x")).containsExactly(8, 9);
+    }
+
+    @Test
     void theFrontWindowIsAQuarterOfThePiecesOnlyForASinglePartETag() {
         String md5 = "0123456789abcdef0123456789abcdef";
         ObjectInfo single = new ObjectInfo("b", "k", 1, md5, Optional.empty(), Optional.empty(),
