@@ -26,7 +26,8 @@ import java.util.Objects;
  * <li><b>Front window</b> ({@code FrontWindow}, when {@link RequestSchedulerBuilder#frontWindow} is set). The
  *     candidates among the first pieces this node lacks come before the rest (each part ordered by the rules
  *     above), so a sequential digest of the object (a single-part ETag) hashes along with the transfer; once
- *     every missing piece is inside the window, the lowest come first, so little is left to hash at the end.
+ *     every missing piece is inside the window, the lowest come first, whatever the rules above say, so little
+ *     is left to hash at the end.
  * <li><b>Pipelining.</b> At most {@link RequestDepth#depth} requests are outstanding to one peer, from
  *     the rate it delivered pieces at over the rate window (a {@linkplain RequestDepth#fixed fixed}
  *     {@code maxRequestsPerPeer} unless a depth policy is set), never more than
@@ -140,7 +141,8 @@ public final class RequestScheduler {
                 candidates.clear(p);
             }
         }
-        int[] picked = frontWindow.select(candidates, have.nextClearBit(0), have.previousClearBit(pieceCount - 1), budget,
+        int lastMissing = have.previousClearBit(pieceCount - 1);
+        int[] picked = frontWindow.select(candidates, have.nextClearBit(0), lastMissing, budget,
                 (some, limit) -> fasterFirst.select(peer, some, limit));
         for (int p : picked) {
             outstanding.add(peer, p);

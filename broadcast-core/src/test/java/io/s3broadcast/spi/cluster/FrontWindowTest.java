@@ -57,7 +57,8 @@ class FrontWindowTest {
     @Test
     void theCandidatesAreNotModifiedAndAHugeWindowDoesNotOverflow() {
         BitSet candidates = set(1, 5, 9);
-        assertThat(new FrontWindow(Integer.MAX_VALUE).select(candidates, 5, FAR, 3, DESCENDING)).containsExactly(9, 5, 1);
+        assertThat(new FrontWindow(Integer.MAX_VALUE).select(candidates, 5, FAR, 3, DESCENDING))
+                .containsExactly(9, 5, 1);
         assertThat(candidates).isEqualTo(set(1, 5, 9));
         assertThatThrownBy(() -> new FrontWindow(-1)).isInstanceOf(IllegalArgumentException.class)
                 .hasMessageContaining("window must be >= 0");
