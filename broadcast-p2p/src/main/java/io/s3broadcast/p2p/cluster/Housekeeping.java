@@ -12,8 +12,8 @@ import org.slf4j.LoggerFactory;
  * an event. A closing run checks nothing; a leaving one only whether it may go ({@link Leaving}); otherwise members
  * that never connected expire ({@link Membership}), the overlay fills up ({@link Dialer}) and the uploads are paced
  * or not ({@link CatchUp}); then a complete node checks whether its linger is over ({@link Linger}), and a node still
- * fetching opens phase 2 when due ({@link PhaseGate}), expires unanswered requests ({@link PieceExchange}) and
- * applies the orphan rule ({@link OrphanRule}).
+ * fetching opens phase 2 when due ({@link PhaseGate}), expires unanswered requests ({@link PieceExchange}), says
+ * why phase 2 stands still if it does ({@link ExchangeStillReport}) and applies the orphan rule ({@link OrphanRule}).
  * A tick that comes {@link #STALL_NANOS} or more after the one before (of the injected ticker's time) means the
  * loop did not run meanwhile (a GC pause, a starved process): the checks hear how long first ({@link
  * Checks#loopStalled}), before anything that arrived meanwhile has been handled. A check that throws fails the run
@@ -55,7 +55,7 @@ final class Housekeeping {
         /** {@link ShareFetcher#checkPhase2Start}. */
         void checkPhase2Start();
 
-        /** {@link PieceExchange#expireRequests}. */
+        /** {@link PieceExchange#expireRequests}, and {@link ExchangeStillReport#check}. */
         void expireRequests();
 
         /** {@link OrphanRule#check}. */

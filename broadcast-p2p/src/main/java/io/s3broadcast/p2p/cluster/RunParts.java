@@ -26,6 +26,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Random;
 import java.util.Set;
+import java.util.function.BooleanSupplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -68,6 +69,7 @@ final class RunParts implements Housekeeping.Checks {
     final Connections connections;
     final UploadPacer pacer;
     final CatchUp catchUp;
+    private final ExchangeStillReport stillReport;
     private final Map<String, Peer> peers;
     private final int pieceCount;
 
@@ -134,10 +136,13 @@ final class RunParts implements Housekeeping.Checks {
                 .random(new Random(seed(config.nodeId(), 3)))
                 .piecesHeld(store::presentCount)
                 .build();
-        exchange = new PieceExchange(peers, requests, config.ticker(), config.limits().requestTimeout(),
-                () -> !run.closing() && !run.leaving() && !run.isComplete() && phase1.phase2Allowed(),
+        BooleanSupplier mayRequest = () -> !run.closing() && !run.leaving() && !run.isComplete()
+                && phase1.phase2Allowed();
+        exchange = new PieceExchange(peers, requests, config.ticker(), config.limits().requestTimeout(), mayRequest,
                 () -> !run.isComplete() && !run.leaving(),
                 piece -> expected(piece) != null, banned::misbehaved, resting::drop, run::self);
+        stillReport = new ExchangeStillReport(peers, mayRequest, store::bitfield, piece -> expected(piece) != null,
+                piece -> phase1.workList().isPending(piece), config.ticker(), run::self);
         chokeDriver = new ChokeDriver(choke, peers, loop, config.unchokeSlots());
         linger = new Linger(peers, loop, config.linger(), membership::anyPending, run::finish);
         channels = new PeerChannels(loop, cluster.tls(), run::pipeline, cluster.peerChannelHandler());
@@ -197,6 +202,7 @@ final class RunParts implements Housekeeping.Checks {
     @Override
     public void expireRequests() {
         exchange.expireRequests();
+        stillReport.check();
     }
 
     @Override

@@ -1,0 +1,112 @@
+package io.s3broadcast.p2p.cluster;
+
+import com.google.common.base.Ticker;
+import io.s3broadcast.spi.Bitfield;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
+import java.util.function.BooleanSupplier;
+import java.util.function.IntPredicate;
+import java.util.function.Supplier;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Says why phase 2 stands still: when this node may request pieces, lacks some and has stored none for
+ * {@link #STILL_NANOS}, it logs once (until a piece is stored again) its first missing pieces, each with whether a
+ * digest was vouched for it (an unvouched piece is not requested), whether its own S3 fetch is to deliver it, the
+ * connected peers that hold it and those it is asked of and since when, and how many peers choke this node. A
+ * fleet's node once waited 3 s for its last three pieces with every link idle and nothing at INFO to say why
+ * (docs/results.md, session 45). On the run's loop only; time is the injected ticker's.
+ */
+final class ExchangeStillReport {
+
+    private static final Logger LOG = LoggerFactory.getLogger(ExchangeStillReport.class);
+
+    /** How long no piece may be stored before the report. */
+    static final long STILL_NANOS = TimeUnit.SECONDS.toNanos(2);
+    /** Missing pieces the report describes, the lowest first. */
+    static final int SHOWN = 4;
+    /** Holders and requests listed per piece. */
+    private static final int PEERS_SHOWN = 3;
+
+    private final Map<String, Peer> peers;
+    private final BooleanSupplier exchanging;
+    private final Supplier<Bitfield> have;
+    private final IntPredicate vouched;
+    private final IntPredicate fromS3;
+    private final Ticker ticker;
+    private final Supplier<String> self;
+    private int lastHeld = -1;
+    private long since;
+    private boolean reported;
+
+    /**
+     * @param peers the run's connected peers, by id
+     * @param exchanging whether requests may go out now (phase 2 allowed, the run neither complete nor closing)
+     * @param have the pieces this node holds
+     * @param vouched whether a digest was vouched for a piece (an unvouched one is not requested)
+     * @param fromS3 whether this node's own S3 fetch is to deliver a piece (queued or in flight)
+     * @param self this node's id, for the log
+     */
+    ExchangeStillReport(Map<String, Peer> peers, BooleanSupplier exchanging, Supplier<Bitfield> have,
+            IntPredicate vouched, IntPredicate fromS3, Ticker ticker, Supplier<String> self) {
+        this.peers = peers;
+        this.exchanging = exchanging;
+        this.have = have;
+        this.vouched = vouched;
+        this.fromS3 = fromS3;
+        this.ticker = ticker;
+        this.self = self;
+    }
+
+    /** Called on the run's tick: the report, when it is due now (it is logged), else null. */
+    String check() {
+        long now = ticker.read();
+        Bitfield held = have.get();
+        if (held.cardinality() != lastHeld || !exchanging.getAsBoolean()) {
+            lastHeld = held.cardinality();
+            since = now;
+            reported = false;
+            return null;
+        }
+        if (reported || held.isComplete() || now - since < STILL_NANOS) {
+            return null;
+        }
+        reported = true;
+        String report = describe(held, now);
+        LOG.info(report);
+        return report;
+    }
+
+    private String describe(Bitfield held, long now) {
+        List<String> pieces = new ArrayList<>();
+        for (int p = held.nextClear(0); p >= 0 && pieces.size() < SHOWN; p = held.nextClear(p + 1)) {
+            pieces.add(describe(p, now));
+        }
+        long choking = peers.values().stream().filter(p -> p.peerChoking).count();
+        return String.format(Locale.ROOT, "%s: no piece stored for %d ms, missing %d of %d pieces; %d of %d peers"
+                + " choke this node; %s", self.get(), TimeUnit.NANOSECONDS.toMillis(now - since),
+                held.size() - lastHeld, held.size(), choking, peers.size(), String.join("; ", pieces));
+    }
+
+    private String describe(int piece, long now) {
+        List<String> holders = new ArrayList<>();
+        List<String> asked = new ArrayList<>();
+        int holding = 0;
+        for (Peer p : peers.values()) {
+            if (p.has.get(piece) && holding++ < PEERS_SHOWN) {
+                holders.add(p.id);
+            }
+            Long at = p.askedAt.get(piece);
+            if (at != null && asked.size() < PEERS_SHOWN) {
+                asked.add(p.id + " " + TimeUnit.NANOSECONDS.toMillis(now - at) + " ms ago");
+            }
+        }
+        return String.format(Locale.ROOT, "piece %d: %s%s, %d holders %s, asked of %s", piece,
+                vouched.test(piece) ? "vouched" : "NOT vouched", fromS3.test(piece) ? ", due from S3" : "", holding,
+                holders, asked.isEmpty() ? "none" : asked);
+    }
+}
