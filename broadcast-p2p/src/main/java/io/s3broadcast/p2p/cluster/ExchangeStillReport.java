@@ -9,6 +9,7 @@ import java.util.Map;
 import java.util.concurrent.TimeUnit;
 import java.util.function.BooleanSupplier;
 import java.util.function.IntPredicate;
+import java.util.function.IntSupplier;
 import java.util.function.Supplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -34,6 +35,7 @@ final class ExchangeStillReport {
 
     private final Map<String, Peer> peers;
     private final BooleanSupplier exchanging;
+    private final IntSupplier held;
     private final Supplier<Bitfield> have;
     private final IntPredicate vouched;
     private final IntPredicate fromS3;
@@ -46,15 +48,17 @@ final class ExchangeStillReport {
     /**
      * @param peers the run's connected peers, by id
      * @param exchanging whether requests may go out now (phase 2 allowed, the run neither complete nor closing)
-     * @param have the pieces this node holds
+     * @param held how many pieces this node holds (read every tick, so cheap)
+     * @param have the pieces this node holds (a copy, taken only when the report is due)
      * @param vouched whether a digest was vouched for a piece (an unvouched one is not requested)
      * @param fromS3 whether this node's own S3 fetch is to deliver a piece (queued or in flight)
      * @param self this node's id, for the log
      */
-    ExchangeStillReport(Map<String, Peer> peers, BooleanSupplier exchanging, Supplier<Bitfield> have,
-            IntPredicate vouched, IntPredicate fromS3, Ticker ticker, Supplier<String> self) {
+    ExchangeStillReport(Map<String, Peer> peers, BooleanSupplier exchanging, IntSupplier held,
+            Supplier<Bitfield> have, IntPredicate vouched, IntPredicate fromS3, Ticker ticker, Supplier<String> self) {
         this.peers = peers;
         this.exchanging = exchanging;
+        this.held = held;
         this.have = have;
         this.vouched = vouched;
         this.fromS3 = fromS3;
@@ -65,18 +69,22 @@ final class ExchangeStillReport {
     /** Called on the run's tick: the report, when it is due now (it is logged), else null. */
     String check() {
         long now = ticker.read();
-        Bitfield held = have.get();
-        if (held.cardinality() != lastHeld || !exchanging.getAsBoolean()) {
-            lastHeld = held.cardinality();
+        int count = held.getAsInt();
+        if (count != lastHeld || !exchanging.getAsBoolean()) {
+            lastHeld = count;
             since = now;
             reported = false;
             return null;
         }
-        if (reported || held.isComplete() || now - since < STILL_NANOS) {
+        if (reported || now - since < STILL_NANOS) {
+            return null;
+        }
+        Bitfield pieces = have.get();
+        if (pieces.isComplete()) {
             return null;
         }
         reported = true;
-        String report = describe(held, now);
+        String report = describe(pieces, now);
         LOG.info(report);
         return report;
     }

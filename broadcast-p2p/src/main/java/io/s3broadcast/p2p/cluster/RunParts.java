@@ -27,6 +27,7 @@ import java.util.Map;
 import java.util.Random;
 import java.util.Set;
 import java.util.function.BooleanSupplier;
+import java.util.function.IntPredicate;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -138,10 +139,10 @@ final class RunParts implements Housekeeping.Checks {
                 .build();
         BooleanSupplier mayRequest = () -> !run.closing() && !run.leaving() && !run.isComplete()
                 && phase1.phase2Allowed();
+        IntPredicate vouched = piece -> expected(piece) != null;
         exchange = new PieceExchange(peers, requests, config.ticker(), config.limits().requestTimeout(), mayRequest,
-                () -> !run.isComplete() && !run.leaving(),
-                piece -> expected(piece) != null, banned::misbehaved, resting::drop, run::self);
-        stillReport = new ExchangeStillReport(peers, mayRequest, store::bitfield, piece -> expected(piece) != null,
+                () -> !run.isComplete() && !run.leaving(), vouched, banned::misbehaved, resting::drop, run::self);
+        stillReport = new ExchangeStillReport(peers, mayRequest, store::presentCount, store::bitfield, vouched,
                 piece -> phase1.workList().isPending(piece), config.ticker(), run::self);
         chokeDriver = new ChokeDriver(choke, peers, loop, config.unchokeSlots());
         linger = new Linger(peers, loop, config.linger(), membership::anyPending, run::finish);

@@ -22,8 +22,8 @@ class ExchangeStillReportTest {
     private final AtomicBoolean exchanging = new AtomicBoolean(true);
     private final BitSet unvouched = new BitSet();
     private final BitSet fromS3 = new BitSet();
-    private final ExchangeStillReport report = new ExchangeStillReport(peers, exchanging::get, have::copy,
-            piece -> !unvouched.get(piece), fromS3::get, time.ticker(), () -> "me");
+    private final ExchangeStillReport report = new ExchangeStillReport(peers, exchanging::get, have::cardinality,
+            have::copy, piece -> !unvouched.get(piece), fromS3::get, time.ticker(), () -> "me");
 
     private Peer peer(String id, int... pieces) {
         Peer p = FakeLink.peer(id, PIECES);
