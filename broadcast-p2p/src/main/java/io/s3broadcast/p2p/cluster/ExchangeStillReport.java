@@ -93,15 +93,15 @@ final class ExchangeStillReport {
         return report;
     }
 
-    private String describe(Bitfield held, long now) {
-        List<String> pieces = new ArrayList<>();
-        for (int p = held.nextClear(0); p >= 0 && pieces.size() < SHOWN; p = held.nextClear(p + 1)) {
-            pieces.add(describe(p, now));
+    private String describe(Bitfield mine, long now) {
+        List<String> missing = new ArrayList<>();
+        for (int p = mine.nextClear(0); p >= 0 && missing.size() < SHOWN; p = mine.nextClear(p + 1)) {
+            missing.add(describe(p, now));
         }
         long choking = peers.values().stream().filter(p -> p.peerChoking).count();
         return String.format(Locale.ROOT, "%s: no piece stored for %d ms, missing %d of %d pieces; %d of %d peers"
                 + " choke this node; %s", self.get(), TimeUnit.NANOSECONDS.toMillis(now - since),
-                held.size() - lastHeld, held.size(), choking, peers.size(), String.join("; ", pieces));
+                mine.size() - lastHeld, mine.size(), choking, peers.size(), String.join("; ", missing));
     }
 
     private String describe(int piece, long now) {
