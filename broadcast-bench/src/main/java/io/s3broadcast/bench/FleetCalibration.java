@@ -293,7 +293,7 @@ final class FleetCalibration {
             InterruptedException {
         FleetCommand.FleetSpec one = new FleetCommand.FleetSpec(spec.level(), 1, spec.size(), spec.seed(),
                 List.of(spec.links().get(0)), spec.latencyMillis(), spec.profile(), spec.cpuPerNode(), spec.tuning(),
-                spec.expectTimeout(), spec.timeout());
+                spec.expectTimeout(), spec.timeout(), Churn.NONE, spec.congestionControl());
         FleetTrial trial;
         try (FleetCommand.FleetLevel level = one.level().equals("netns") ? NetnsFleet.open(one, testbed, dir)
                 : new InProcessFleet(one, testbed, dir)) {

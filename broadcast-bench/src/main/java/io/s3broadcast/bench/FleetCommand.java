@@ -107,6 +107,11 @@ final class FleetCommand implements Callable<Integer> {
             description = "Mixed links instead of --link, e.g. 6x10MB,2x2.5MB (counts add up to --nodes).")
     String links;
 
+    /** The congestion control of Linux and of the clouds' Linux images: the namespaces' unless told otherwise. */
+    static final String CUBIC = "cubic";
+    /** {@code --congestion-control host}: the namespaces keep the machine's. */
+    static final String HOST = "host";
+
     @Option(names = "--latency", paramLabel = "MS", defaultValue = "0",
             description = "One-way latency added to each node's link, milliseconds (netns only; default: ${DEFAULT-VALUE}).")
     double latencyMillis;
@@ -120,6 +125,12 @@ final class FleetCommand implements Callable<Integer> {
     @Option(names = "--s3-aggregate", paramLabel = "RATE", converter = ByteSize.Converter.class,
             description = "Aggregate S3 cap O for the whole fleet (a hot object); overrides the profile's.")
     Long s3Aggregate;
+
+    @Option(names = "--congestion-control", paramLabel = "NAME", defaultValue = FleetCommand.CUBIC,
+            description = "TCP congestion control the nodes send to each other with (netns only: set in every node's"
+                    + " namespace): cubic, Linux's default and the clouds' (default: ${DEFAULT-VALUE}), another the"
+                    + " kernel offers (e.g. bbr, reno), or host to keep this machine's.")
+    String congestionControl;
 
     @Option(names = "--cpu-per-node", paramLabel = "CORES",
             description = "CPU share per node process, e.g. 0.25 (netns only, through a cgroup quota).")
@@ -239,8 +250,11 @@ final class FleetCommand implements Callable<Integer> {
             Map<String, List<FleetTrial>> results = new LinkedHashMap<>();
             contenders.forEach(c -> results.put(c, new ArrayList<>()));
             FluidBound tStar = FluidBound.of(size, fleet.profile().aggregateCap(), fleet.links());
-            out.printf(Locale.ROOT, "%nfleet: %s level, %d nodes, %s (%s), S3 %s%n", fleet.level(), nodes,
-                    ByteSize.format(size), multipart ? "multipart upload" : "one PUT", fleet.profile().describe());
+            String cc = congestionControlUsed(fleet);
+            out.printf(Locale.ROOT, "%nfleet: %s level, %d nodes, %s (%s), S3 %s, TCP %s between nodes%n", fleet.level(),
+                    nodes, ByteSize.format(size), multipart ? "multipart upload" : "one PUT", fleet.profile().describe(),
+                    cc == null ? "(unknown congestion control)" : cc
+                            + (fleet.congestionControl() == null ? " (the machine's)" : ""));
             if (fleet.churn().any()) {
                 out.printf(Locale.ROOT, "churn: %s%n", fleet.churn().describe());
             }
@@ -315,8 +329,8 @@ final class FleetCommand implements Callable<Integer> {
         boolean ours = !BASELINES.contains(contender);
         return new FleetReport("fleet", fleet.level(), contender, ours ? "strategy" : "baseline", nodes, size, runs.size(),
                 fleet.profile().describe(), fleet.links().stream().map(FleetLink::describe).toList(), latencyMillis,
-                cpuPerNode, tStar, slowest, mean, tStar.ratio(slowest), tStar.ratio(mean), SingleCommand.round(s3, 3),
-                cpuPerNodeSeconds, SingleCommand.round(util, 3), cpuBound,
+                congestionControlUsed(fleet), cpuPerNode, tStar, slowest, mean, tStar.ratio(slowest), tStar.ratio(mean),
+                SingleCommand.round(s3, 3), cpuPerNodeSeconds, SingleCommand.round(util, 3), cpuBound,
                 !runs.isEmpty() && runs.stream().allMatch(FleetTrial::sha256Match),
                 ours ? tuning.describe() : Map.of(), runs, Machine.current(loadBefore));
     }
@@ -388,6 +402,15 @@ final class FleetCommand implements Callable<Integer> {
                         "--cpu-per-node needs --level netns (one process per node in its own cgroup)");
             }
         }
+        String cc = null;
+        if (lvl.equals("netns") && !congestionControl.equals(HOST)) {
+            String why = Namespaces.congestionControlMissing(congestionControl,
+                    readOrEmpty(Namespaces.AVAILABLE_CONGESTION_CONTROLS));
+            if (why != null) {
+                throw new ParameterException(spec.commandLine(), why);
+            }
+            cc = congestionControl;
+        }
         List<FleetLink> fleetLinks;
         S3Profile profile;
         try {
@@ -416,19 +439,45 @@ final class FleetCommand implements Callable<Integer> {
                     + " (non-steal, steal, overlap) with --baselines none");
         }
         return new FleetSpec(lvl, nodes, size, seed, List.copyOf(fleetLinks), latencyMillis, profile, cpuPerNode, tuning,
-                expectTimeout, timeout, churn);
+                expectTimeout, timeout, churn, cc);
     }
 
-    /** What a fleet level needs to know. */
+    /** The file's text, or empty when it cannot be read (not Linux). */
+    private static String readOrEmpty(Path file) {
+        try {
+            return Files.readString(file);
+        } catch (IOException e) {
+            return "";
+        }
+    }
+
+    /**
+     * The congestion control the nodes' traffic to each other ran with: the namespaces' when set, else the machine's
+     * (in-process nodes talk over this machine's loopback), null when unknown.
+     */
+    static String congestionControlUsed(FleetSpec fleet) {
+        if (fleet.congestionControl() != null) {
+            return fleet.congestionControl();
+        }
+        String machine = readOrEmpty(Namespaces.CONGESTION_CONTROL).trim();
+        return machine.isEmpty() ? null : machine;
+    }
+
+    /**
+     * What a fleet level needs to know.
+     *
+     * @param congestionControl the TCP congestion control set in every node's namespace (netns), or null to keep the
+     *     machine's
+     */
     record FleetSpec(String level, int nodes, long size, long seed, List<FleetLink> links, double latencyMillis,
             S3Profile profile, Double cpuPerNode, NodeTuning tuning, Duration expectTimeout, Duration timeout,
-            Churn churn) {
+            Churn churn, String congestionControl) {
 
-        /** A fleet without join or leave. */
+        /** A fleet without join or leave, on the machine's congestion control. */
         FleetSpec(String level, int nodes, long size, long seed, List<FleetLink> links, double latencyMillis,
                 S3Profile profile, Double cpuPerNode, NodeTuning tuning, Duration expectTimeout, Duration timeout) {
             this(level, nodes, size, seed, links, latencyMillis, profile, cpuPerNode, tuning, expectTimeout, timeout,
-                    Churn.NONE);
+                    Churn.NONE, null);
         }
     }
 

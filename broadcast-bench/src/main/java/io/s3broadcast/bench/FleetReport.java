@@ -18,6 +18,8 @@ import java.util.Map;
  * @param s3Profile the S3 profile, described
  * @param links each node's link, in node order
  * @param latencyMillis added one-way latency per link (netns), 0 for none
+ * @param tcpCongestionControl the TCP congestion control the nodes sent to each other with (netns: set in their
+ *     namespaces, {@code cubic} unless told otherwise; in-process: this machine's), null when unknown
  * @param cpuPerNode CPU share per node process (cores), or null for none
  * @param tStar the fluid lower bound for N, S, D, U, O
  * @param slowestSeconds median over trials of the slowest node's seconds
@@ -36,11 +38,11 @@ import java.util.Map;
  * @param machine what it ran on
  */
 @JsonPropertyOrder({"command", "level", "contender", "kind", "nodes", "size", "trials", "s3Profile", "links",
-        "latencyMillis", "cpuPerNode", "tStar", "slowestSeconds", "meanSeconds", "slowestOverTStar", "meanOverTStar",
+        "latencyMillis", "tcpCongestionControl", "cpuPerNode", "tStar", "slowestSeconds", "meanSeconds", "slowestOverTStar", "meanOverTStar",
         "s3BytesOverSize", "cpuSecondsPerNode", "cpuUtilisation", "cpuBound", "sha256Match", "settings", "runs",
         "machine"})
 record FleetReport(String command, String level, String contender, String kind, int nodes, long size, int trials,
-        String s3Profile, List<String> links, double latencyMillis, Double cpuPerNode, FluidBound tStar,
+        String s3Profile, List<String> links, double latencyMillis, String tcpCongestionControl, Double cpuPerNode, FluidBound tStar,
         Double slowestSeconds, Double meanSeconds, Double slowestOverTStar, Double meanOverTStar, double s3BytesOverSize,
         Double cpuSecondsPerNode, double cpuUtilisation, boolean cpuBound, boolean sha256Match,
         Map<String, Object> settings, List<FleetTrial> runs, Machine machine) {

@@ -16,8 +16,9 @@ import org.slf4j.LoggerFactory;
 /**
  * The emulated fleet's network: one Linux network namespace per node on a bridge of a private subnet, each node's
  * link shaped in both directions with {@code tc} (download: egress of the host end of its veth; upload: egress of
- * its namespace end; each a token bucket filter, with netem for {@code --latency}), and optionally a cgroup CPU
- * quota per node. Nothing is routed anywhere else: the namespaces have no default route.
+ * its namespace end; each a token bucket filter, with netem for {@code --latency}), each namespace's TCP congestion
+ * control set (or left as the machine's), and optionally a cgroup CPU quota per node. Nothing is routed anywhere else:
+ * the namespaces have no default route.
  *
  * <p>Everything made is named {@code s3bf<pid>...} after this process, removed on {@link #close} (also from a
  * shutdown hook), and swept at the next start if this process died without cleaning up.
@@ -44,9 +45,19 @@ final class Namespaces implements AutoCloseable {
         this.nodes = nodes;
     }
 
-    /** Makes the bridge, the namespaces and the shaped links; cleans up what it made if any step fails. */
-    static Namespaces create(List<FleetLink> links, double latencyMillis, Double cpuPerNode) throws IOException,
-            InterruptedException {
+    /** Where the kernel lists the congestion controls a socket may use (modules loaded or built in). */
+    static final Path AVAILABLE_CONGESTION_CONTROLS = Path.of("/proc/sys/net/ipv4/tcp_available_congestion_control");
+    /** The machine's own congestion control, which a new namespace starts with. */
+    static final Path CONGESTION_CONTROL = Path.of("/proc/sys/net/ipv4/tcp_congestion_control");
+
+    /**
+     * Makes the bridge, the namespaces and the shaped links; cleans up what it made if any step fails.
+     *
+     * @param congestionControl the TCP congestion control of every namespace (what the nodes send to each other
+     *     with), or null to keep the machine's
+     */
+    static Namespaces create(List<FleetLink> links, double latencyMillis, Double cpuPerNode, String congestionControl)
+            throws IOException, InterruptedException {
         if (links.size() > 200) {
             throw new IllegalArgumentException("at most 200 nodes fit the bench's /24 subnet");
         }
@@ -59,7 +70,7 @@ final class Namespaces implements AutoCloseable {
         Namespaces ns = new Namespaces(links.size());
         Runtime.getRuntime().addShutdownHook(ns.hook);
         try {
-            ns.build(links, latencyMillis, cpuPerNode);
+            ns.build(links, latencyMillis, cpuPerNode, congestionControl);
             return ns;
         } catch (IOException | InterruptedException | RuntimeException e) {
             ns.close();
@@ -67,8 +78,8 @@ final class Namespaces implements AutoCloseable {
         }
     }
 
-    private void build(List<FleetLink> links, double latencyMillis, Double cpuPerNode) throws IOException,
-            InterruptedException {
+    private void build(List<FleetLink> links, double latencyMillis, Double cpuPerNode, String congestionControl)
+            throws IOException, InterruptedException {
         String bridge = bridge();
         run(List.of("ip", "link", "add", bridge, "type", "bridge"), false);
         run(List.of("ip", "addr", "add", BRIDGE_ADDRESS + "/24", "dev", bridge), false);
@@ -77,6 +88,9 @@ final class Namespaces implements AutoCloseable {
             String ns = namespace(i);
             String host = hostVeth(i);
             run(List.of("ip", "netns", "add", ns), false);
+            if (congestionControl != null) {
+                congestionControl(ns, congestionControl);
+            }
             run(List.of("ip", "link", "add", host, "type", "veth", "peer", "name", "eth0", "netns", ns), false);
             run(List.of("ip", "link", "set", host, "master", bridge), false);
             run(List.of("ip", "link", "set", host, "up"), false);
@@ -90,7 +104,32 @@ final class Namespaces implements AutoCloseable {
                 cgroups.add(cpuGroup(i, cpuPerNode));
             }
         }
-        LOG.info("made {} namespaces on bridge {} ({}.0/24, bench at {})", links.size(), bridge, SUBNET, BRIDGE_ADDRESS);
+        LOG.info("made {} namespaces on bridge {} ({}.0/24, bench at {}), TCP congestion control {}", links.size(),
+                bridge, SUBNET, BRIDGE_ADDRESS, congestionControl != null ? congestionControl : "the machine's");
+    }
+
+    /** Sets {@code ns}'s TCP congestion control to {@code name} (a word: letters, digits, _) and reads it back. */
+    private static void congestionControl(String ns, String name) throws IOException, InterruptedException {
+        if (!name.matches("\\w+")) {
+            throw new IllegalArgumentException("not a congestion control's name: '" + name + "'");
+        }
+        run(List.of("ip", "netns", "exec", ns, "sh", "-c", "echo " + name + " > " + CONGESTION_CONTROL), false);
+        String set = run(List.of("ip", "netns", "exec", ns, "cat", CONGESTION_CONTROL.toString()), false).trim();
+        if (!set.equals(name)) {
+            throw new IOException("namespace " + ns + " kept TCP congestion control '" + set + "' when set to '" + name
+                    + "'");
+        }
+    }
+
+    /**
+     * Why {@code name} cannot be the namespaces' congestion control on this machine, or null when it can:
+     * {@code available} is the kernel's list ({@link #AVAILABLE_CONGESTION_CONTROLS}).
+     */
+    static String congestionControlMissing(String name, String available) {
+        List<String> names = List.of(available.trim().split("\\s+"));
+        return names.contains(name) ? null : "TCP congestion control '" + name + "' is not available here (the kernel"
+                + " offers " + String.join(", ", names) + "): load its module (modprobe tcp_" + name + ") or pick one"
+                + " of those, or host to keep the machine's";
     }
 
     /**

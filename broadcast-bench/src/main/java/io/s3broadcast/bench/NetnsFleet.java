@@ -93,7 +93,8 @@ final class NetnsFleet implements FleetCommand.FleetLevel {
     /** As {@link #open(FleetCommand.FleetSpec, Testbed, Path)}, the node JVMs' class-data archive in {@code archiveDir} (null: none). */
     static NetnsFleet open(FleetCommand.FleetSpec spec, Testbed testbed, Path dir, Path archiveDir) throws IOException,
             InterruptedException {
-        Namespaces ns = Namespaces.create(spec.links(), spec.latencyMillis(), spec.cpuPerNode());
+        Namespaces ns = Namespaces.create(spec.links(), spec.latencyMillis(), spec.cpuPerNode(),
+                spec.congestionControl());
         FaultProxy proxy = null;
         try {
             URI s3 = testbed.endpoint().uri();

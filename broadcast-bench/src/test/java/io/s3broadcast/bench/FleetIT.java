@@ -56,6 +56,10 @@ class FleetIT {
         for (JsonNode r : lines) {
             String c = r.path("contender").asText();
             assertThat(r.path("level").asText()).isEqualTo(level);
+            if (level.equals("netns")) {
+                assertThat(r.path("tcpCongestionControl").asText()).as("set in every node's namespace")
+                        .isEqualTo(FleetCommand.CUBIC);
+            }
             assertFields(r, FleetReport.class);
             assertFields(r.path("tStar"), FluidBound.class);
             assertThat(r.path("sha256Match").asBoolean()).as(c + " byte-exact on every node").isTrue();
@@ -97,7 +101,7 @@ class FleetIT {
         List<String> csv = Files.readAllLines(dir.resolve("fleet.csv"));
         assertThat(csv.get(0)).isEqualTo(FleetTables.CSV_HEADER);
         assertThat(csv).hasSize(1 + 2 * NODES);
-        assertThat(run.out()).contains("T* =", "summary", "slow/T*");
+        assertThat(run.out()).contains("T* =", "summary", "slow/T*", "between nodes");
         // The S3 path is warmed before the first trial; the S3 bytes above show its reads count for no node.
         assertThat(run.out()).contains("S3 warmed before the first trial: " + S3Warmup.REQUESTS + " ranged GETs");
     }

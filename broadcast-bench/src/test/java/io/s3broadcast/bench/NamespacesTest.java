@@ -1,0 +1,19 @@
+package io.s3broadcast.bench;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import org.junit.jupiter.api.Test;
+
+class NamespacesTest {
+
+    @Test
+    void aCongestionControlTheKernelOffersCanBeSet() {
+        assertThat(Namespaces.congestionControlMissing("cubic", "reno bbr cubic\n")).isNull();
+    }
+
+    @Test
+    void oneItDoesNotOfferIsRefusedWithWhatItOffersAndTheFix() {
+        assertThat(Namespaces.congestionControlMissing("bbr", "reno cubic\n"))
+                .contains("'bbr' is not available here", "reno, cubic", "modprobe tcp_bbr", "host");
+    }
+}
