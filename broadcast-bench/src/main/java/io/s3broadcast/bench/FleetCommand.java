@@ -472,13 +472,6 @@ final class FleetCommand implements Callable<Integer> {
     record FleetSpec(String level, int nodes, long size, long seed, List<FleetLink> links, double latencyMillis,
             S3Profile profile, Double cpuPerNode, NodeTuning tuning, Duration expectTimeout, Duration timeout,
             Churn churn, String congestionControl) {
-
-        /** A fleet without join or leave, on the machine's congestion control. */
-        FleetSpec(String level, int nodes, long size, long seed, List<FleetLink> links, double latencyMillis,
-                S3Profile profile, Double cpuPerNode, NodeTuning tuning, Duration expectTimeout, Duration timeout) {
-            this(level, nodes, size, seed, links, latencyMillis, profile, cpuPerNode, tuning, expectTimeout, timeout,
-                    Churn.NONE, null);
-        }
     }
 
     /** One level of emulation: runs one trial of one contender on the fleet. */
