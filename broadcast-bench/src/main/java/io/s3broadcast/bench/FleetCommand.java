@@ -404,8 +404,7 @@ final class FleetCommand implements Callable<Integer> {
         }
         String cc = null;
         if (lvl.equals("netns") && !congestionControl.equals(HOST)) {
-            String why = Namespaces.congestionControlMissing(congestionControl,
-                    readOrEmpty(Namespaces.AVAILABLE_CONGESTION_CONTROLS));
+            String why = Namespaces.congestionControlMissing(congestionControl);
             if (why != null) {
                 throw new ParameterException(spec.commandLine(), why);
             }
@@ -442,25 +441,12 @@ final class FleetCommand implements Callable<Integer> {
                 expectTimeout, timeout, churn, cc);
     }
 
-    /** The file's text, or empty when it cannot be read (not Linux). */
-    private static String readOrEmpty(Path file) {
-        try {
-            return Files.readString(file);
-        } catch (IOException e) {
-            return "";
-        }
-    }
-
     /**
      * The congestion control the nodes' traffic to each other ran with: the namespaces' when set, else the machine's
      * (in-process nodes talk over this machine's loopback), null when unknown.
      */
     static String congestionControlUsed(FleetSpec fleet) {
-        if (fleet.congestionControl() != null) {
-            return fleet.congestionControl();
-        }
-        String machine = readOrEmpty(Namespaces.CONGESTION_CONTROL).trim();
-        return machine.isEmpty() ? null : machine;
+        return fleet.congestionControl() != null ? fleet.congestionControl() : Namespaces.machineCongestionControl();
     }
 
     /**

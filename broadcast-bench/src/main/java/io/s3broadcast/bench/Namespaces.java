@@ -121,9 +121,29 @@ final class Namespaces implements AutoCloseable {
         }
     }
 
+    /** Why {@code name} cannot be the namespaces' congestion control on this machine, or null when it can. */
+    static String congestionControlMissing(String name) {
+        return congestionControlMissing(name, readOrEmpty(AVAILABLE_CONGESTION_CONTROLS));
+    }
+
+    /** This machine's own congestion control (what a new namespace starts with), or null when unknown. */
+    static String machineCongestionControl() {
+        String name = readOrEmpty(CONGESTION_CONTROL).trim();
+        return name.isEmpty() ? null : name;
+    }
+
+    /** The file's text, or empty when it cannot be read (not Linux). */
+    private static String readOrEmpty(Path file) {
+        try {
+            return Files.readString(file);
+        } catch (IOException e) {
+            return "";
+        }
+    }
+
     /**
-     * Why {@code name} cannot be the namespaces' congestion control on this machine, or null when it can:
-     * {@code available} is the kernel's list ({@link #AVAILABLE_CONGESTION_CONTROLS}).
+     * Why {@code name} cannot be the namespaces' congestion control, or null when it can: {@code available} is the
+     * kernel's list ({@link #AVAILABLE_CONGESTION_CONTROLS}).
      */
     static String congestionControlMissing(String name, String available) {
         List<String> names = List.of(available.trim().split("\\s+"));

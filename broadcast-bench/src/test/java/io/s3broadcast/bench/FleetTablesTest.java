@@ -54,7 +54,7 @@ class FleetTablesTest {
 
     private static FleetReport report(String contender, List<FleetTrial> runs, boolean cpuBound) {
         return new FleetReport("fleet", "netns", contender, "strategy", 2, 96L << 20, runs.size(), "paper",
-                List.of("10MB", "10MB"), 0, "cubic", null, T_STAR, 20.0, 15.0, 1.0, 1.0, 1.0, 5.0, 0.7, cpuBound, true, Map.of(),
-                runs, null);
+                List.of("10MB", "10MB"), 0, "cubic", null, T_STAR, 20.0, 15.0, 1.0, 1.0, 1.0, 5.0, 0.7, cpuBound, true,
+                Map.of(), runs, null);
     }
 }
