@@ -31,7 +31,8 @@ import java.util.function.Supplier;
  * one to pick), a dial fails (the same delay), a member refuses for having too many peers (rested for {@link
  * #REFUSED_MILLIS}), a peer says it is done while this node is not (it needs nothing from this node: another
  * member is dialled beside it), and on every housekeeping tick. A peer lost after it was done is not dialled
- * again. Nothing is dialled while the run is closing, or once it is complete and every peer is done.
+ * again. Nothing is dialled while the run is closing, or once it is complete, every peer is done and no member is
+ * still expected to connect: a member that was down when first dialled is dialled again after this node is complete.
  *
  * <p>On the run's loop only; delays run on the injected scheduler ({@link Redials} keeps who rests).
  */
@@ -88,7 +89,8 @@ final class Dialer {
      * @param banned peers not to dial
      * @param closing whether the run is closing: nothing is dialled
      * @param complete whether this node holds every piece: then done peers count towards its overlay too
-     * @param noNeed whether the run needs no more connections (it is complete and every peer is done): no dial
+     * @param noNeed whether the run needs no more connections (it is complete, every peer is done and no member is
+     *     still expected to connect): no dial
      */
     Dialer(Supplier<String> self, Membership membership, Map<String, Peer> peers, Predicate<String> banned,
             ScheduledExecutorService loop, Connector connector, BooleanSupplier closing, BooleanSupplier complete,

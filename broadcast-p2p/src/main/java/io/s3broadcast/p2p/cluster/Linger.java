@@ -61,7 +61,7 @@ final class Linger {
     }
 
     /** Whether every connected peer said it is done (true with no peers). */
-    boolean allPeersDone() {
+    private boolean allPeersDone() {
         for (Peer p : peers.values()) {
             if (!p.done) {
                 return false;
@@ -70,9 +70,17 @@ final class Linger {
         return true;
     }
 
-    /** Ends the run early once complete, every peer is done and no member is expected any more. */
+    /**
+     * Whether nobody waits for this node: every connected peer is done and no member is still expected to connect.
+     * While one is, a complete node keeps dialling it too ({@link Dialer}): it may have been down when first dialled.
+     */
+    boolean nobodyWaits() {
+        return allPeersDone() && !membersPending.getAsBoolean();
+    }
+
+    /** Ends the run early once complete and nobody waits for this node ({@link #nobodyWaits()}). */
     void check() {
-        if (completed && allPeersDone() && !membersPending.getAsBoolean()) {
+        if (completed && nobodyWaits()) {
             finish.run();
         }
     }

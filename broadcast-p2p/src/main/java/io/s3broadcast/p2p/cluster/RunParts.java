@@ -159,7 +159,7 @@ final class RunParts implements Housekeeping.Checks {
                                 run.execute(failed);
                             }
                         }),
-                () -> run.closing() || run.leaving(), run::isComplete, () -> run.isComplete() && linger.allPeersDone(),
+                () -> run.closing() || run.leaving(), run::isComplete, () -> run.isComplete() && linger.nobodyWaits(),
                 new Dialer.Shape(config.overlayPeers(), config.acceptPeers(), new Random(seed(config.nodeId(), 4)),
                         config.ticker(), Dialer.SHORT_OF_PEERS_GRACE_NANOS));
         acceptBound = new AcceptBound(config.overlayPeers(), config.acceptPeers(), membership::bounded, config.ticker());

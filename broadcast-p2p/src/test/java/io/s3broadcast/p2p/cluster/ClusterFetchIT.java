@@ -1,5 +1,6 @@
 package io.s3broadcast.p2p.cluster;
 
+import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.s3broadcast.CompletedFetch;
@@ -7,9 +8,14 @@ import io.s3broadcast.Strategy;
 import io.s3broadcast.testkit.RealS3;
 import io.s3broadcast.testkit.S3Fixture;
 import io.s3broadcast.testkit.StoredObject;
+import io.s3broadcast.spi.ClusterRun;
 import java.nio.file.Path;
+import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.TimeUnit;
+import java.util.stream.Collectors;
 import java.util.stream.Stream;
+import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.Arguments;
@@ -63,6 +69,60 @@ class ClusterFetchIT {
         try (Swarm swarm = Swarm.of(s3, dir, strategy, n).start(object)) {
             List<CompletedFetch> results = swarm.awaitAll(object, List.of());
             assertTrue(Swarm.bytesFromS3(results) <= object.size() * 1.05, "read " + Swarm.bytesFromS3(results));
+        }
+    }
+
+    /**
+     * A member whose peer server is not up yet when the others dial it (its cluster is made on its first fetch), and
+     * that dials nobody itself (both others are its diallers): the others complete from each other meanwhile, and
+     * must keep dialling it while it is pending, complete or not, rather than leave it to wait out the connect grace
+     * and read the piece again from S3 (a flake of {@link #objectsWithFewerPiecesThanNodes}, sessions 47-48).
+     */
+    @Test
+    void aMemberThatComesLateIsDialledByNodesThatAreAlreadyDone(S3Fixture s3) throws Exception {
+        StoredObject object = s3.putRandom(s3.key("small.bin"), 1_000L, 12);
+        List<Integer> ports = lateMemberPorts();
+        String registry = "static:" + ports.stream().map(p -> "127.0.0.1:" + p).collect(Collectors.joining(","));
+        List<EngineNode> nodes = new ArrayList<>();
+        try {
+            for (int i = 0; i < 2; i++) {
+                nodes.add(EngineNode.start(s3, dir.resolve("node-" + i), registry, "node-" + i, ports.get(i), 3,
+                        Strategy.OVERLAP, object, PieceServing.HONEST, (node, peer) -> { }));
+            }
+            for (EngineNode n : nodes) {
+                n.run.completion().get(60, TimeUnit.SECONDS);
+            }
+            EngineNode late = EngineNode.start(s3, dir.resolve("node-2"), registry, "node-2", ports.get(2), 3,
+                    Strategy.OVERLAP, object, PieceServing.HONEST, (node, peer) -> { });
+            nodes.add(late);
+            ClusterRun.Outcome outcome = late.run.completion().get(60, TimeUnit.SECONDS);
+            assertEquals(object.size(), outcome.bytesFromPeers(), "the late member read the piece from S3: " + outcome);
+            assertEquals(object.sha256(), Swarm.sha256(late.store.tempFile()));
+        } finally {
+            for (EngineNode n : nodes) {
+                n.close();
+            }
+        }
+    }
+
+    /**
+     * Three free ports, the late member's last: both others dial it ({@link Dialer#dials}), so it dials nobody, and
+     * its id is not the largest, so the one piece's share is not its own.
+     */
+    private static List<Integer> lateMemberPorts() throws java.io.IOException {
+        while (true) {
+            List<Integer> ports = EngineNode.freePorts(3);
+            List<String> ids = ports.stream().map(p -> "127.0.0.1:" + p).toList();
+            for (int late = 0; late < 3; late++) {
+                String id = ids.get(late);
+                List<String> others = new ArrayList<>(ids);
+                others.remove(late);
+                boolean largest = ids.stream().allMatch(o -> o.compareTo(id) <= 0);
+                if (!largest && others.stream().allMatch(o -> Dialer.dials(o, id))) {
+                    others.add(id);
+                    return others.stream().map(o -> Integer.parseInt(o.substring(o.indexOf(':') + 1))).toList();
+                }
+            }
         }
     }
 }

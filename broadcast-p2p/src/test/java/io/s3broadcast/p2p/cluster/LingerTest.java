@@ -79,6 +79,17 @@ class LingerTest {
     }
 
     @Test
+    void somebodyWaitsWhileAPeerIsNotDoneOrAMemberIsYetToConnect() {
+        assertTrue(linger.nobodyWaits());
+        Peer a = connect("a");
+        assertFalse(linger.nobodyWaits(), "a peer not done");
+        a.done = true;
+        assertTrue(linger.nobodyWaits());
+        pending.set(true);
+        assertFalse(linger.nobodyWaits(), "every peer done, but a member is yet to connect: the dialler keeps dialling it");
+    }
+
+    @Test
     void nothingEndsBeforeCompletionAndCancelLeavesNoTimer() {
         linger.check();
         assertEquals(0, finished.get());
