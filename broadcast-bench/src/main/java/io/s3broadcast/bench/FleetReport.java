@@ -39,13 +39,12 @@ import java.util.Map;
  */
 @JsonPropertyOrder({"command", "level", "contender", "kind", "nodes", "size", "trials", "s3Profile", "links",
         "latencyMillis", "tcpCongestionControl", "cpuPerNode", "tStar", "slowestSeconds", "meanSeconds",
-        "slowestOverTStar", "meanOverTStar", "s3BytesOverSize", "cpuSecondsPerNode", "cpuUtilisation", "cpuBound", "sha256Match", "settings", "runs",
-        "machine"})
+        "slowestOverTStar", "meanOverTStar", "s3BytesOverSize", "cpuSecondsPerNode", "cpuUtilisation", "cpuBound",
+        "sha256Match", "settings", "runs", "machine"})
 record FleetReport(String command, String level, String contender, String kind, int nodes, long size, int trials,
         String s3Profile, List<String> links, double latencyMillis, String tcpCongestionControl, Double cpuPerNode,
         FluidBound tStar, Double slowestSeconds, Double meanSeconds, Double slowestOverTStar, Double meanOverTStar,
-        double s3BytesOverSize,
-        Double cpuSecondsPerNode, double cpuUtilisation, boolean cpuBound, boolean sha256Match,
+        double s3BytesOverSize, Double cpuSecondsPerNode, double cpuUtilisation, boolean cpuBound, boolean sha256Match,
         Map<String, Object> settings, List<FleetTrial> runs, Machine machine) {
 
     /** Share of the machine's cores above which a run counts as CPU-bound. */

@@ -112,17 +112,17 @@ class ClusterFetchIT {
     private static List<Integer> lateMemberPorts() throws java.io.IOException {
         while (true) {
             List<Integer> ports = EngineNode.freePorts(3);
-            List<String> ids = ports.stream().map(p -> "127.0.0.1:" + p).toList();
-            for (int late = 0; late < 3; late++) {
-                String id = ids.get(late);
-                List<String> others = new ArrayList<>(ids);
-                others.remove(late);
-                boolean largest = ids.stream().allMatch(o -> o.compareTo(id) <= 0);
-                if (!largest && others.stream().allMatch(o -> Dialer.dials(o, id))) {
-                    others.add(id);
-                    return others.stream().map(o -> Integer.parseInt(o.substring(o.indexOf(':') + 1))).toList();
+            int largest = ports.stream().max(java.util.Comparator.comparing(ClusterFetchIT::id)).orElseThrow();
+            for (int late : ports) {
+                List<Integer> others = ports.stream().filter(p -> p != late).toList();
+                if (late != largest && others.stream().allMatch(p -> Dialer.dials(id(p), id(late)))) {
+                    return List.of(others.get(0), others.get(1), late);
                 }
             }
         }
+    }
+
+    private static String id(int port) {
+        return "127.0.0.1:" + port;
     }
 }
