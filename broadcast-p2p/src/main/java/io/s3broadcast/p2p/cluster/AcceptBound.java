@@ -10,8 +10,8 @@ import java.util.function.BooleanSupplier;
  * How many peers this node takes ({@link Connections}): never more than {@code acceptPeers}; in a bounded overlay a
  * member's first dial only while this node has fewer than {@code overlayPeers} peers, and a member it refused that
  * dials again within {@link Dialer#REFUSED_MILLIS} up to {@code acceptPeers}. A dialler dials again only when it is
- * short of peers and has no other member left to dial ({@link Dialer}), so the overlay's degrees stay near {@code
- * overlayPeers} (every node's upload is shared by about as many peers as every other's) and a node left short when
+ * short of peers and has no other member left to dial, or when no peer of its holds a piece it lacks ({@link
+ * Stranded}; {@link Dialer}), so the overlay's degrees stay near {@code overlayPeers} (every node's upload is shared by about as many peers as every other's) and a node left short when
  * nearly every member has its overlay still gets its peers. With the accept bound for every dial, the first dials
  * spread the degrees from half the overlay to {@code acceptPeers} (16 to 20 after the refill at 1,000 nodes): a node
  * whose peers had 20 peers each got less of each and was the slowest (docs/scale.md, "N = 1,000 (session 23)").
@@ -55,7 +55,7 @@ final class AcceptBound {
         long now = ticker.read();
         refused.values().removeIf(at -> now - at >= REMEMBERED_NANOS);
         if (refused.remove(id) != null) {
-            return true; // it dials again: it is short of peers and has nobody else to dial
+            return true; // it dials again: short of peers with nobody else to dial, or stranded
         }
         refused.put(id, now);
         return false;

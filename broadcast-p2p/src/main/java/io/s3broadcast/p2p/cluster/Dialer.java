@@ -16,15 +16,16 @@ import java.util.function.Supplier;
 
 /**
  * The overlay: whom this node dials, and again. Of each pair of members one is the dialler, fixed by a hash of
- * the two ids ({@link #dials}), so a pair has at most one connection and two nodes never dial each other at once.
+ * the two ids ({@link DialPairs}), so a pair has at most one connection and two nodes never dial each other at once.
  * A node dials members it is the dialler of, at random (members whose link measured fast, when it was a peer
  * before, are more likely: {@link FasterLinksFirst}), until it has {@code overlayPeers} peers that are not done
  * (while it is not complete; all its peers once it is), counting dials under way, and never more than {@code
- * acceptPeers} connections in all. With at most {@code overlayPeers + 1} members every pair is connected (a full mesh); above, a node dials
- * half its overlay and lets the other half dial it ({@link #outboundCap}), so it ends with about {@code
- * overlayPeers} peers, at most {@code acceptPeers}, the rest of the group reached through them. A member with
- * {@code overlayPeers} peers refuses a first dial ({@code AcceptBound}); a node short of peers for the grace that has
- * no member left to dial dials those that refused it once more, and they take it.
+ * acceptPeers} connections in all. With at most {@code overlayPeers + 1} members every pair is connected (a full
+ * mesh); above, a node dials half its overlay and lets the other half dial it ({@link #outboundCap}), so it ends
+ * with about {@code overlayPeers} peers, at most {@code acceptPeers}, the rest of the group reached through them. A
+ * member with {@code overlayPeers} peers refuses a first dial ({@code AcceptBound}); a node short of peers for the
+ * grace that has no member left to dial dials those that refused it once more, and they take it. A node {@link
+ * Stranded} (no peer holds a piece it lacks) dials members beyond its overlay, one at a time ({@link #reachOut}).
  *
  * <p>The overlay refills ({@link #fill}) when a member joins, a peer is lost (it is rested for a delay that
  * doubles from 100 ms up to {@link #MAX_REDIAL_MILLIS}, then may be picked again: in a full mesh it is the only
@@ -108,26 +109,6 @@ final class Dialer {
         this.picks = new FasterLinksFirst(shape.random());
     }
 
-    /**
-     * Whether {@code self} is the one of the pair {@code (self, other)} that dials: a hash of the two ids, the same
-     * on both sides, so each node dials about half the others (not the smaller id always: the node with the
-     * largest id would then dial nobody and wait for everyone).
-     */
-    static boolean dials(String self, String other) {
-        int c = self.compareTo(other);
-        if (c == 0) {
-            return false;
-        }
-        String lo = c < 0 ? self : other;
-        String hi = c < 0 ? other : self;
-        long h = lo.hashCode() * 0x9E3779B97F4A7C15L + hi.hashCode();
-        h ^= h >>> 33;
-        h *= 0xff51afd7ed558ccdL;
-        h ^= h >>> 33;
-        boolean loDials = (h & 1) == 0;
-        return loDials == (c < 0);
-    }
-
     /** {@code node} became a member: the overlay fills up (it may be dialled). */
     void memberJoined(NodeInfo node) {
         fill();
@@ -155,13 +136,39 @@ final class Dialer {
             }
             String pick = picks.pick(candidates);
             candidates.remove(pick);
-            if (insist) {
-                redials.insisting(pick);
-            }
-            dialing.add(pick);
-            NodeInfo node = membership.get(pick);
-            connector.connect(node, () -> dialFailed(node));
+            dial(pick, insist);
         }
+    }
+
+    /**
+     * This node is {@link Stranded}: no peer holds a piece it lacks. Dials one member beyond the overlay (none while a
+     * dial is under way, and never past {@code acceptPeers}): first one that refused it for having its overlay, which
+     * takes a second dial ({@code AcceptBound}), else any it may dial. Called on every tick while stranded, so the
+     * refusal of the first dial is followed by the second a tick later.
+     */
+    void reachOut() {
+        if (closing.getAsBoolean() || noNeed.getAsBoolean() || !dialing.isEmpty()
+                || peers.size() >= shape.acceptPeers()) {
+            return;
+        }
+        String me = self.get();
+        List<String> candidates = refusers(me);
+        boolean insist = !candidates.isEmpty();
+        if (!insist) {
+            candidates = candidates(me);
+        }
+        if (!candidates.isEmpty()) {
+            dial(picks.pick(candidates), insist);
+        }
+    }
+
+    private void dial(String id, boolean insist) {
+        if (insist) {
+            redials.insisting(id);
+        }
+        dialing.add(id);
+        NodeInfo node = membership.get(id);
+        connector.connect(node, () -> dialFailed(node));
     }
 
     /** Peers still to dial: the overlay's size less peers that count and dials under way. */
@@ -177,7 +184,7 @@ final class Dialer {
         boolean all = complete.getAsBoolean();
         int n = 0;
         for (Peer p : peers.values()) {
-            if ((all || !p.done) && (dialler == null || dials(dialler, p.id))) {
+            if ((all || !p.done) && (dialler == null || DialPairs.dials(dialler, p.id))) {
                 n++;
             }
         }
@@ -238,8 +245,8 @@ final class Dialer {
     private List<String> dialable(String me, Predicate<String> may) {
         List<String> out = new ArrayList<>();
         for (String id : membership.members().keySet()) {
-            if (!id.equals(me) && dials(me, id) && !peers.containsKey(id) && !dialing.contains(id) && may.test(id)
-                    && !finished.contains(id) && !banned.test(id)) {
+            if (!id.equals(me) && DialPairs.dials(me, id) && !peers.containsKey(id) && !dialing.contains(id)
+                    && may.test(id) && !finished.contains(id) && !banned.test(id)) {
                 out.add(id);
             }
         }
@@ -289,7 +296,7 @@ final class Dialer {
         picks.measured(id, rate);
         if (done) {
             finished.add(id);
-        } else if (membership.isMember(id) && dials(self.get(), id)) {
+        } else if (membership.isMember(id) && DialPairs.dials(self.get(), id)) {
             redials.failed(id);
         }
         fill();

@@ -49,7 +49,7 @@ final class Housekeeping {
         /** {@link Membership#expirePending}. */
         void expireMembers();
 
-        /** {@link Dialer#fill}. */
+        /** {@link Dialer#fill}, and {@link Dialer#reachOut} while {@link Stranded}. */
         void fillOverlay();
 
         /** {@link ShareFetcher#checkPhase2Start}. */

@@ -62,6 +62,7 @@ final class RunParts implements Housekeeping.Checks {
     final PieceServer server;
     final Dialer dialer;
     final AcceptBound acceptBound;
+    private final Stranded stranded;
     final OrphanRule orphans;
     final DroppedPeers dropped;
     final PeerClaims claims;
@@ -162,6 +163,8 @@ final class RunParts implements Housekeeping.Checks {
                 () -> run.closing() || run.leaving(), run::isComplete, () -> run.isComplete() && linger.nobodyWaits(),
                 new Dialer.Shape(config.overlayPeers(), config.acceptPeers(), new Random(seed(config.nodeId(), 4)),
                         config.ticker(), Dialer.SHORT_OF_PEERS_GRACE_NANOS));
+        stranded = new Stranded(peers, membership::bounded, () -> !run.isComplete() && phase1.overEverywhere(),
+                requests::isInteresting, config.ticker());
         acceptBound = new AcceptBound(config.overlayPeers(), config.acceptPeers(), membership::bounded, config.ticker());
         dropped = new DroppedPeers(config.ticker(), resting.restNanos(2), membership::isMember);
         orphans = new OrphanRule(run::self, pieceCount, peers, membership, config.ticker(), phase1::overEverywhere,
@@ -193,6 +196,9 @@ final class RunParts implements Housekeeping.Checks {
     @Override
     public void fillOverlay() {
         dialer.fill();
+        if (stranded.check()) {
+            dialer.reachOut();
+        }
     }
 
     @Override

@@ -106,7 +106,7 @@ class ClusterFetchIT {
     }
 
     /**
-     * Three free ports, the late member's last: both others dial it ({@link Dialer#dials}), so it dials nobody, and
+     * Three free ports, the late member's last: both others dial it ({@link DialPairs}), so it dials nobody, and
      * its id is not the largest, so the one piece's share is not its own.
      */
     private static List<Integer> lateMemberPorts() throws java.io.IOException {
@@ -115,7 +115,7 @@ class ClusterFetchIT {
             int largest = ports.stream().max(java.util.Comparator.comparing(ClusterFetchIT::id)).orElseThrow();
             for (int late : ports) {
                 List<Integer> others = ports.stream().filter(p -> p != late).toList();
-                if (late != largest && others.stream().allMatch(p -> Dialer.dials(id(p), id(late)))) {
+                if (late != largest && others.stream().allMatch(p -> DialPairs.dials(id(p), id(late)))) {
                     return List.of(others.get(0), others.get(1), late);
                 }
             }

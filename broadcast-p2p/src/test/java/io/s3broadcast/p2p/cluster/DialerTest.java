@@ -51,7 +51,7 @@ class DialerTest {
         List<String> out = new ArrayList<>();
         for (int i = 0; out.size() < n; i++) {
             String id = "n" + i;
-            if (Dialer.dials(SELF, id) == dialledBySelf) {
+            if (DialPairs.dials(SELF, id) == dialledBySelf) {
                 out.add(id);
             }
         }
@@ -77,18 +77,6 @@ class DialerTest {
 
     private void fail(String id) {
         failures.remove(id).run();
-    }
-
-    @Test
-    void ofEachPairExactlyOneDialsAndEachNodeDialsAboutHalfTheOthers() {
-        int mine = 0;
-        for (int i = 0; i < 1000; i++) {
-            String other = "node-" + i;
-            assertThat(Dialer.dials(SELF, other)).isNotEqualTo(Dialer.dials(other, SELF));
-            mine += Dialer.dials(SELF, other) ? 1 : 0;
-        }
-        assertThat(mine).isBetween(400, 600);
-        assertThat(Dialer.dials(SELF, SELF)).isFalse();
     }
 
     @Test
@@ -197,6 +185,56 @@ class DialerTest {
 
         time.advance(Duration.ofMillis(Dialer.REFUSED_MILLIS));
         assertThat(dials).as("the refusals forgotten: dialled afresh").hasSize(16);
+    }
+
+    @Test
+    void aStrandedNodeDialsOneMemberBeyondItsOverlayAtATimeInsistsOnceWhenRefusedAndStopsAtTheAcceptBound() {
+        shape(3, 5);
+        for (String id : ids(false, 3)) {
+            join(id);
+            peers.put(id, FakeLink.peer(id, 1)); // its overlay, all dialled in
+        }
+        ids(true, 4).forEach(this::join);
+        time.advance(GRACE);
+        dialer.fill();
+        assertThat(dials).as("its overlay is full").isEmpty();
+
+        dialer.reachOut();
+        dialer.reachOut();
+        assertThat(dials).as("one dial beyond the overlay at a time").hasSize(1);
+        String first = dials.get(0);
+        refuse(first);
+        assertThat(dials).as("a refusal is no reason to dial on its own").hasSize(1);
+        dialer.reachOut();
+        assertThat(dials).as("it dials the member that refused it again: a second dial is taken").hasSize(2)
+                .containsOnly(first);
+        refuse(first);
+        dialer.reachOut();
+        assertThat(dials).as("insisted on once: another member").hasSize(3);
+        assertThat(dials.get(2)).isNotEqualTo(first);
+        connect(dials.get(2));
+        dialer.reachOut();
+        connect(dials.get(3));
+        dialer.reachOut();
+        assertThat(peers).as("up to the accept bound").hasSize(5);
+        assertThat(dials).as("and no further").hasSize(4);
+    }
+
+    @Test
+    void aNodeThatNeedsNoMoreConnectionsDoesNotReachOut() {
+        shape(3, 5);
+        for (String id : ids(true, 6)) {
+            membership.joined(new NodeInfo(id, "127.0.0.1", 7000), false);
+        }
+        dialer.fill();
+        List.copyOf(failures.keySet()).forEach(this::connect);
+        assertThat(dials).as("half its overlay").hasSize(2);
+        noNeed.set(true);
+        dialer.reachOut();
+        assertThat(dials).hasSize(2);
+        noNeed.set(false);
+        dialer.reachOut();
+        assertThat(dials).hasSize(3);
     }
 
     @Test

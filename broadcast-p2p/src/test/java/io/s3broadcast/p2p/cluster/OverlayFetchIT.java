@@ -12,14 +12,21 @@ import io.s3broadcast.Strategy;
 import io.s3broadcast.testkit.RealS3;
 import io.s3broadcast.testkit.S3Fixture;
 import io.s3broadcast.testkit.StoredObject;
+import io.s3broadcast.spi.ClusterRun;
+import io.s3broadcast.spi.SourceListener;
 import java.nio.file.Path;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Set;
 import java.util.concurrent.CancellationException;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.stream.Collectors;
 import java.util.concurrent.atomic.AtomicIntegerArray;
 import java.util.concurrent.atomic.AtomicReferenceArray;
+import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
@@ -108,5 +115,108 @@ class OverlayFetchIT {
                         () -> swarm.handles.get(killed).completionFuture().get(30, TimeUnit.SECONDS));
             }
         }
+    }
+
+    /**
+     * Two parts of a bounded overlay, each node with its peers inside its part, find each other ({@link Stranded}):
+     * three nodes keeping two peers each connect among themselves before the other three start, and those connect
+     * among themselves too ({@link #cyclicParts}). Each part reads its own half from S3, finds nothing more at its peers, and reaches out
+     * rather than read the other half again through the orphan rule (the flake of {@link
+     * #everyNodeGetsTheObjectThroughABoundedOverlay}, session 48: 2.0 S).
+     */
+    @Test
+    void twoPartsOfABoundedOverlayWhoseNodesHaveTheirPeersFindEachOther(S3Fixture s3) throws Exception {
+        int nodes = 6;
+        int part = 3;
+        StoredObject object = s3.putRandom(s3.key("parts.bin"), (2L << 20) + 777, 33);
+        List<String> ids = cyclicParts();
+        List<Integer> ports = ids.stream().map(id -> Integer.parseInt(id.substring(id.indexOf(':') + 1))).toList();
+        String registry = "static:" + String.join(",", ids);
+        AtomicLong fromS3 = new AtomicLong();
+        CountDownLatch firstPartConnected = new CountDownLatch(part);
+        List<EngineNode.Prepared> prepared = new ArrayList<>();
+        List<EngineNode> started = new ArrayList<>();
+        try {
+            for (int i = 0; i < nodes; i++) {
+                prepared.add(EngineNode.prepare(s3, dir.resolve("node-" + i), object));
+            }
+            for (int i = 0; i < nodes; i++) {
+                if (i == part) {
+                    assertTrue(firstPartConnected.await(30, TimeUnit.SECONDS), "the first part did not connect");
+                }
+                Set<String> others = i < part ? Set.copyOf(ids.subList(0, part)) : Set.of();
+                started.add(prepared.get(i).start(registry, "node-" + i, ports.get(i), nodes, 2, Strategy.OVERLAP,
+                        PieceServing.HONEST, (node, peer) -> { }, listener(ids.get(i), others, firstPartConnected,
+                                fromS3)));
+            }
+            for (EngineNode n : started) {
+                ClusterRun.Outcome outcome = n.run.completion().get(60, TimeUnit.SECONDS);
+                assertTrue(outcome.peers() >= 1, outcome.toString());
+                assertEquals(object.sha256(), Swarm.sha256(n.store.tempFile()));
+            }
+            assertTrue(fromS3.get() <= object.size() * 1.05, "read " + fromS3.get() + " bytes from S3 for an object of "
+                    + object.size() + ": the parts did not find each other");
+        } finally {
+            for (EngineNode n : started) {
+                n.close();
+            }
+            for (EngineNode.Prepared p : prepared.subList(started.size(), prepared.size())) {
+                p.store().close();
+                p.source().close();
+            }
+        }
+    }
+
+    /**
+     * The ids of six nodes on free ports, in two parts of three in which each node dials one other ({@link
+     * DialPairs}) and is dialled by the third: each part's nodes have their two peers at once, so none is short of
+     * peers for long enough to dial again a member of the other part that refused it (which would join the parts
+     * without the rule under test).
+     */
+    private static List<String> cyclicParts() throws java.io.IOException {
+        while (true) {
+            List<String> ids = new ArrayList<>(EngineNode.freePorts(6).stream().map(p -> "127.0.0.1:" + p).toList());
+            java.util.Collections.shuffle(ids);
+            if (cyclic(ids.subList(0, 3)) && cyclic(ids.subList(3, 6))) {
+                return ids;
+            }
+        }
+    }
+
+    private static boolean cyclic(List<String> t) {
+        boolean ab = DialPairs.dials(t.get(0), t.get(1));
+        return DialPairs.dials(t.get(1), t.get(2)) == ab && DialPairs.dials(t.get(2), t.get(0)) == ab;
+    }
+
+    /**
+     * Counts the bytes a node reads from S3; counts {@code connected} down once the node has every one of {@code
+     * others} (but itself) as a peer at once.
+     */
+    private static SourceListener listener(String self, Set<String> others, CountDownLatch connected,
+            AtomicLong fromS3) {
+        Set<String> peers = ConcurrentHashMap.newKeySet();
+        Set<String> wanted = others.stream().filter(id -> !id.equals(self)).collect(Collectors.toSet());
+        return new SourceListener() {
+            private volatile boolean counted;
+
+            @Override
+            public void bytesReceived(long bytes) {
+                fromS3.addAndGet(bytes);
+            }
+
+            @Override
+            public void peerConnected(String nodeId) {
+                peers.add(nodeId);
+                if (!wanted.isEmpty() && !counted && peers.containsAll(wanted)) {
+                    counted = true;
+                    connected.countDown();
+                }
+            }
+
+            @Override
+            public void peerDisconnected(String nodeId) {
+                peers.remove(nodeId);
+            }
+        };
     }
 }
