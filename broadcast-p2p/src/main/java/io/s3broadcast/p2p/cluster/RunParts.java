@@ -164,7 +164,7 @@ final class RunParts implements Housekeeping.Checks {
                 new Dialer.Shape(config.overlayPeers(), config.acceptPeers(), new Random(seed(config.nodeId(), 4)),
                         config.ticker(), Dialer.SHORT_OF_PEERS_GRACE_NANOS));
         stranded = new Stranded(peers, membership::bounded, () -> !run.isComplete() && phase1.overEverywhere(),
-                requests::isInteresting, config.ticker());
+                requests::isInteresting, config.ticker(), run::self);
         acceptBound = new AcceptBound(config.overlayPeers(), config.acceptPeers(), membership::bounded, config.ticker());
         dropped = new DroppedPeers(config.ticker(), resting.restNanos(2), membership::isMember);
         orphans = new OrphanRule(run::self, pieceCount, peers, membership, config.ticker(), phase1::overEverywhere,

@@ -20,7 +20,7 @@ class StrandedTest {
     private final AtomicBoolean waitsForPeers = new AtomicBoolean(true);
     private final Set<String> interesting = new HashSet<>();
     private final Stranded stranded = new Stranded(peers, bounded::get, waitsForPeers::get, interesting::contains,
-            time.ticker());
+            time.ticker(), () -> "self");
 
     StrandedTest() {
         peer("a");
