@@ -11,8 +11,9 @@ import java.util.function.BooleanSupplier;
  * member's first dial only while this node has fewer than {@code overlayPeers} peers, and a member it refused that
  * dials again within {@link Dialer#REFUSED_MILLIS} up to {@code acceptPeers}. A dialler dials again only when it is
  * short of peers and has no other member left to dial, or when no peer of its holds a piece it lacks ({@link
- * Stranded}; {@link Dialer}), so the overlay's degrees stay near {@code overlayPeers} (every node's upload is shared by about as many peers as every other's) and a node left short when
- * nearly every member has its overlay still gets its peers. With the accept bound for every dial, the first dials
+ * Stranded}; {@link Dialer}), so the overlay's degrees stay near {@code overlayPeers} (every node's upload is shared
+ * by about as many peers as every other's) and a node left short when nearly every member has its overlay still gets
+ * its peers. With the accept bound for every dial, the first dials
  * spread the degrees from half the overlay to {@code acceptPeers} (16 to 20 after the refill at 1,000 nodes): a node
  * whose peers had 20 peers each got less of each and was the slowest (docs/scale.md, "N = 1,000 (session 23)").
  * Connections this node dialled count against {@code acceptPeers} only. A full mesh takes every dial up to {@code
