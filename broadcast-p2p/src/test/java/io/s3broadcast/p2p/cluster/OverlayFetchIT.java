@@ -120,8 +120,8 @@ class OverlayFetchIT {
     /**
      * Two parts of a bounded overlay, each node with its peers inside its part, find each other ({@link Stranded}):
      * three nodes keeping two peers each connect among themselves before the other three start, and those connect
-     * among themselves too ({@link #cyclicParts}). Each part reads its own half from S3, finds nothing more at its peers, and reaches out
-     * rather than read the other half again through the orphan rule (the flake of {@link
+     * among themselves too ({@link #cyclicParts}). Each part reads its own half from S3, finds nothing more at its
+     * peers, and reaches out rather than read the other half again through the orphan rule (the flake of {@link
      * #everyNodeGetsTheObjectThroughABoundedOverlay}, session 48: 2.0 S).
      */
     @Test
