@@ -9,23 +9,24 @@ import io.s3broadcast.FetchHandle;
 import io.s3broadcast.FetchListener;
 import io.s3broadcast.FetchProgress;
 import io.s3broadcast.Strategy;
+import io.s3broadcast.spi.ClusterRun;
+import io.s3broadcast.spi.SourceListener;
 import io.s3broadcast.testkit.RealS3;
 import io.s3broadcast.testkit.S3Fixture;
 import io.s3broadcast.testkit.StoredObject;
-import io.s3broadcast.spi.ClusterRun;
-import io.s3broadcast.spi.SourceListener;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.Collections;
 import java.util.List;
 import java.util.Set;
 import java.util.concurrent.CancellationException;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicLong;
-import java.util.stream.Collectors;
 import java.util.concurrent.atomic.AtomicIntegerArray;
+import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicReferenceArray;
+import java.util.stream.Collectors;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -129,8 +130,8 @@ class OverlayFetchIT {
         int nodes = 6;
         int part = 3;
         StoredObject object = s3.putRandom(s3.key("parts.bin"), (2L << 20) + 777, 33);
-        List<String> ids = cyclicParts();
-        List<Integer> ports = ids.stream().map(id -> Integer.parseInt(id.substring(id.indexOf(':') + 1))).toList();
+        List<Integer> ports = cyclicParts();
+        List<String> ids = ports.stream().map(OverlayFetchIT::id).toList();
         String registry = "static:" + String.join(",", ids);
         AtomicLong fromS3 = new AtomicLong();
         CountDownLatch firstPartConnected = new CountDownLatch(part);
@@ -168,24 +169,29 @@ class OverlayFetchIT {
     }
 
     /**
-     * The ids of six nodes on free ports, in two parts of three in which each node dials one other ({@link
+     * Six free ports, in two parts of three in which each node dials one other ({@link
      * DialPairs}) and is dialled by the third: each part's nodes have their two peers at once, so none is short of
      * peers for long enough to dial again a member of the other part that refused it (which would join the parts
      * without the rule under test).
      */
-    private static List<String> cyclicParts() throws java.io.IOException {
+    private static List<Integer> cyclicParts() throws java.io.IOException {
         while (true) {
-            List<String> ids = new ArrayList<>(EngineNode.freePorts(6).stream().map(p -> "127.0.0.1:" + p).toList());
-            java.util.Collections.shuffle(ids);
-            if (cyclic(ids.subList(0, 3)) && cyclic(ids.subList(3, 6))) {
-                return ids;
+            List<Integer> ports = new ArrayList<>(EngineNode.freePorts(6));
+            Collections.shuffle(ports);
+            if (cyclic(ports.subList(0, 3)) && cyclic(ports.subList(3, 6))) {
+                return ports;
             }
         }
     }
 
-    private static boolean cyclic(List<String> t) {
-        boolean ab = DialPairs.dials(t.get(0), t.get(1));
-        return DialPairs.dials(t.get(1), t.get(2)) == ab && DialPairs.dials(t.get(2), t.get(0)) == ab;
+    private static boolean cyclic(List<Integer> t) {
+        boolean ab = DialPairs.dials(id(t.get(0)), id(t.get(1)));
+        return DialPairs.dials(id(t.get(1)), id(t.get(2))) == ab && DialPairs.dials(id(t.get(2)), id(t.get(0))) == ab;
+    }
+
+    /** The node id of the node listening on {@code port} (a static registry's id: its address). */
+    private static String id(int port) {
+        return "127.0.0.1:" + port;
     }
 
     /**
