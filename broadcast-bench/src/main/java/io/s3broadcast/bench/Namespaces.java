@@ -39,6 +39,8 @@ final class Namespaces implements AutoCloseable {
     private final List<Path> cgroups = new ArrayList<>();
     private final List<Process> owned = new java.util.concurrent.CopyOnWriteArrayList<>();
     private final Thread hook = new Thread(this::cleanUp, "s3bf-cleanup");
+    /** The machine's list of congestion controls namespaces may use, when this run widened it (put back at close). */
+    private String allowedBefore;
     private boolean closed;
 
     private Namespaces(int nodes) {
@@ -49,6 +51,11 @@ final class Namespaces implements AutoCloseable {
     static final Path AVAILABLE_CONGESTION_CONTROLS = Path.of("/proc/sys/net/ipv4/tcp_available_congestion_control");
     /** The machine's own congestion control, which a new namespace starts with. */
     static final Path CONGESTION_CONTROL = Path.of("/proc/sys/net/ipv4/tcp_congestion_control");
+    /**
+     * The congestion controls a namespace other than the machine's may be set to (the kernel refuses the others
+     * there, root or not): the machine's own and reno unless widened.
+     */
+    static final Path ALLOWED_CONGESTION_CONTROLS = Path.of("/proc/sys/net/ipv4/tcp_allowed_congestion_control");
 
     /**
      * Makes the bridge, the namespaces and the shaped links; cleans up what it made if any step fails.
@@ -84,6 +91,9 @@ final class Namespaces implements AutoCloseable {
         run(List.of("ip", "link", "add", bridge, "type", "bridge"), false);
         run(List.of("ip", "addr", "add", BRIDGE_ADDRESS + "/24", "dev", bridge), false);
         run(List.of("ip", "link", "set", bridge, "up"), false);
+        if (congestionControl != null) {
+            allow(congestionControl);
+        }
         for (int i = 0; i < links.size(); i++) {
             String ns = namespace(i);
             String host = hostVeth(i);
@@ -119,6 +129,27 @@ final class Namespaces implements AutoCloseable {
             throw new IOException("namespace " + ns + " kept TCP congestion control '" + set + "' when set to '" + name
                     + "'");
         }
+    }
+
+    /**
+     * Lets namespaces use congestion control {@code name}: adds it to the machine's allowed list when it is not
+     * there (a machine whose own is bbr allows reno and bbr only), to be put back at {@link #close}.
+     */
+    private void allow(String name) throws IOException {
+        String allowed = Files.readString(ALLOWED_CONGESTION_CONTROLS).trim();
+        String widened = allowedWith(name, allowed);
+        if (widened != null) {
+            Files.writeString(ALLOWED_CONGESTION_CONTROLS, widened);
+            allowedBefore = allowed;
+            LOG.info("TCP congestion control {} added to the machine's {} ({}) for the namespaces; put back at the end",
+                    name, ALLOWED_CONGESTION_CONTROLS, allowed);
+        }
+    }
+
+    /** The allowed list {@code allowed} with {@code name} added, or null when it is in it already. */
+    static String allowedWith(String name, String allowed) {
+        List<String> names = List.of(allowed.trim().split("\\s+"));
+        return names.contains(name) ? null : (allowed.trim() + " " + name).trim();
     }
 
     /** Why {@code name} cannot be the namespaces' congestion control on this machine, or null when it can. */
@@ -293,6 +324,13 @@ final class Namespaces implements AutoCloseable {
             quietly(List.of("ip", "netns", "del", namespace(i)));
         }
         quietly(List.of("ip", "link", "del", bridge()));
+        if (allowedBefore != null) {
+            try {
+                Files.writeString(ALLOWED_CONGESTION_CONTROLS, allowedBefore);
+            } catch (IOException e) {
+                LOG.warn("cannot put back {} ({}): {}", ALLOWED_CONGESTION_CONTROLS, allowedBefore, e.toString());
+            }
+        }
         for (Path g : cgroups) {
             try {
                 Files.deleteIfExists(g);

@@ -16,4 +16,11 @@ class NamespacesTest {
         assertThat(Namespaces.congestionControlMissing("bbr", "reno cubic\n"))
                 .contains("'bbr' is not available here", "reno, cubic", "modprobe tcp_bbr", "host");
     }
+
+    @Test
+    void aCongestionControlNotAllowedInNamespacesIsAddedToTheList() {
+        assertThat(Namespaces.allowedWith("cubic", "reno bbr\n")).isEqualTo("reno bbr cubic");
+        assertThat(Namespaces.allowedWith("cubic", "reno cubic\n")).isNull();
+        assertThat(Namespaces.allowedWith("bbr", "")).isEqualTo("bbr");
+    }
 }
