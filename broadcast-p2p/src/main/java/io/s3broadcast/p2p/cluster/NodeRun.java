@@ -173,6 +173,7 @@ final class NodeRun implements ClusterRun, GroupJoin.Run, Housekeeping.Run {
         List<String> ids = new ArrayList<>();
         for (NodeInfo n : members) {
             ids.add(n.nodeId());
+            c.connections.memberJoined(n);
         }
         // Without an expected count, nodes begin with whoever they see, so views may differ: rendezvous shares.
         boolean rendezvous = config.expectedNodes() == 0;
@@ -183,22 +184,18 @@ final class NodeRun implements ClusterRun, GroupJoin.Run, Housekeeping.Run {
         } else {
             LOG.debug("{}: {}", self, share);
         }
-        // Phase 1 before the dials: its first GET is the start's critical path (results.md, "Session 50").
+        c.connections.watch();
+        housekeeping.start();
+        c.chokeDriver.start();
         // The pieces announced, not those on disk: a piece whose stored() is still queued leaves the works left when
         // its HAVE is written, not before (PieceStored.announced).
         // Its reads go narrow until the overlay is up: every other member, up to the overlay's size (NarrowStart).
         int overlay = Math.min(config.overlayPeers(), Math.max(0, ids.size() - 1));
         c.phase1.begin(share.works(), share.sizing(), c.stored.announced(), share.alone(), overlay);
-        for (NodeInfo n : members) {
-            c.connections.memberJoined(n);
-        }
-        c.connections.watch();
-        housekeeping.start();
-        c.chokeDriver.start();
         c.phase1.peersConnected(peers.size());
         // Complete when the run was made (a resumed fetch): the pieces announced, not the store's. A piece phase 1
         // wrote meanwhile is announced by its stored(), which completes the run after its HAVE; completing here
-        // would greet a peer with DONE before that HAVE, and the peer bans this node (a flake of ClusterFetchIT).
+        // would greet a peer with DONE before that HAVE, and the peer bans this node.
         if (c.requests.isComplete()) {
             complete();
         }
