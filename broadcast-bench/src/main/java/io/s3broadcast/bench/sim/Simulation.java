@@ -101,7 +101,7 @@ public final class Simulation {
             scheduleChoke(node, interval);
         }
         if (config.strategy() != Strategy.FLAT_TREE && !config.fullMesh() && config.overlayShape().dialled()) {
-            // The dialler's refill: a node still short of peers after the grace dials the rest (Dialer.outboundCap).
+            // The dialler's refill: a node still short of peers after the grace dials the rest (OverlayQuota.outboundCap).
             Overlay built = overlay;
             Random fillRandom = new Random(mix(config.seed(), 0, 6));
             events.after(start + config.overlayShape().grace().toNanos(), () -> {

@@ -21,7 +21,7 @@ import java.util.function.Supplier;
  * before, are more likely: {@link FasterLinksFirst}), until it has {@code overlayPeers} peers that are not done
  * (while it is not complete; all its peers once it is), counting dials under way, and never more than {@code
  * acceptPeers} connections in all. With at most {@code overlayPeers + 1} members every pair is connected (a full
- * mesh); above, a node dials half its overlay and lets the other half dial it ({@link #outboundCap}), so it ends
+ * mesh); above, a node dials half its overlay and lets the other half dial it ({@link OverlayQuota}), so it ends
  * with about {@code overlayPeers} peers, at most {@code acceptPeers}, the rest of the group reached through them. A
  * member with {@code overlayPeers} peers refuses a first dial ({@code AcceptBound}); a node short of peers for the
  * grace that has no member left to dial dials those that refused it once more, and they take it. A node {@link
@@ -76,14 +76,13 @@ final class Dialer {
     private final Predicate<String> banned;
     private final Connector connector;
     private final BooleanSupplier closing;
-    private final BooleanSupplier complete;
     private final BooleanSupplier noNeed;
     private final Shape shape;
     private final Set<String> dialing = new HashSet<>();
     private final Redials redials;
     private final Set<String> finished = new HashSet<>();
     private final FasterLinksFirst picks;
-    private long shortSince = -1;
+    private final OverlayQuota quota;
 
     /**
      * @param self this node's id (known once registered)
@@ -102,11 +101,11 @@ final class Dialer {
         this.banned = banned;
         this.connector = connector;
         this.closing = closing;
-        this.complete = complete;
         this.noNeed = noNeed;
         this.shape = shape;
         this.redials = new Redials(loop, this::fill);
         this.picks = new FasterLinksFirst(shape.random());
+        this.quota = new OverlayQuota(shape, membership, peers, complete);
     }
 
     /** {@code node} became a member: the overlay fills up (it may be dialled). */
@@ -121,12 +120,13 @@ final class Dialer {
         }
         String me = self.get();
         List<String> candidates = null;
-        int cap = outboundCap(me);
+        int cap = quota.outboundCap(me);
         boolean insist = false;
-        while (wanted() > 0 && peers.size() + dialing.size() < shape.acceptPeers() && outbound(me) < cap) {
+        while (quota.wanted(dialing.size()) > 0 && peers.size() + dialing.size() < shape.acceptPeers()
+                && quota.outbound(me, dialing.size()) < cap) {
             if (candidates == null) {
                 candidates = candidates(me);
-                if (candidates.isEmpty() && mayInsist(cap)) {
+                if (candidates.isEmpty() && quota.mayInsist(cap)) {
                     candidates = refusers(me);
                     insist = true;
                 }
@@ -171,67 +171,9 @@ final class Dialer {
         connector.connect(node, () -> dialFailed(node));
     }
 
-    /** Peers still to dial: the overlay's size less peers that count and dials under way. */
-    private int wanted() {
-        return shape.overlayPeers() - dialing.size() - counted(null);
-    }
-
-    /**
-     * Peers that count towards the overlay (all once this node is complete, else those not done); with {@code
-     * dialler}, only those this node dialled.
-     */
-    private int counted(String dialler) {
-        boolean all = complete.getAsBoolean();
-        int n = 0;
-        for (Peer p : peers.values()) {
-            if ((all || !p.done) && (dialler == null || DialPairs.dials(dialler, p.id))) {
-                n++;
-            }
-        }
-        return n;
-    }
-
-    /**
-     * The most connections this node dials itself: all it wants in a full mesh; in a bounded overlay half the
-     * overlay (each node is the dialler of about half the pairs, so the other half dials it: about {@code
-     * overlayPeers} in all, not twice as many of which the accept bound refuses half), and the whole overlay once
-     * it has been short of peers for the grace time.
-     */
-    private int outboundCap(String me) {
-        if (!membership.bounded()) {
-            return Integer.MAX_VALUE;
-        }
-        int half = (shape.overlayPeers() + 1) / 2;
-        if (counted(null) >= shape.overlayPeers()) {
-            shortSince = -1;
-            return half;
-        }
-        long now = shape.ticker().read();
-        if (shortSince < 0) {
-            shortSince = now;
-        }
-        return now - shortSince >= shape.graceNanos() ? shape.overlayPeers() : half;
-    }
-
-    /**
-     * Whether this node, out of members to dial, dials again those that refused it (each once): in a bounded overlay
-     * once it has been short of peers for the grace ({@code cap}, from {@link #outboundCap}, is the whole overlay). A
-     * member with {@code overlayPeers} peers refuses a member's first dial and takes one that dials again, up to
-     * {@code acceptPeers} ({@code AcceptBound}), so the overlay's degrees stay near {@code overlayPeers} and a node
-     * left short when nearly all have their overlay still gets its peers.
-     */
-    private boolean mayInsist(int cap) {
-        return membership.bounded() && cap >= shape.overlayPeers();
-    }
-
     /** Members that refused this node and may be dialled once more ({@link Redials#mayInsist}). */
     private List<String> refusers(String me) {
         return dialable(me, redials::mayInsist);
-    }
-
-    /** Connections this node dialled that count: dials under way and counted peers it is the dialler of. */
-    private int outbound(String me) {
-        return dialing.size() + counted(me);
     }
 
     private List<String> candidates(String me) {
