@@ -46,7 +46,7 @@ class OverlayQuotaTest {
     }
 
     @Test
-    void aFullMeshDialsEveryoneItIsTheDiallerOf() {
+    void aFullMeshPutsNoCapOnItsOwnDialsAndNeverInsists() {
         members(OVERLAY);
         assertThat(membership.bounded()).isFalse();
         assertThat(quota.outboundCap(SELF)).isEqualTo(Integer.MAX_VALUE);
