@@ -8,15 +8,12 @@ import io.s3broadcast.registry.NodeInfo;
 import io.s3broadcast.spi.ClusterConfig;
 import io.s3broadcast.spi.ClusterRun;
 import io.s3broadcast.spi.ClusterTask;
-import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
-import java.util.Set;
 import java.util.TreeMap;
 import java.util.concurrent.CancellationException;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.ConcurrentHashMap;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -24,8 +21,9 @@ import org.slf4j.LoggerFactory;
  * One node's part of one cluster broadcast, as a lifecycle: {@link #start} joins the group ({@link GroupJoin}),
  * {@link #begin} fixes this node's share ({@link NodeShare}) and starts phase 1 and the timers; peers come and go
  * ({@link Connections}); each stored piece goes to {@link PieceStored}; on the last piece {@link #complete}
- * completes {@link #completion()} and the node lingers ({@link Linger}); {@link #finish} closes everything. The
- * rules live in the components {@link RunParts} makes and wires (architecture.md, "The run's components").
+ * completes {@link #completion()} with what {@link OutcomeTally} counted, and the node lingers ({@link Linger});
+ * {@link #finish} closes everything. The rules live in the components {@link RunParts} makes and wires
+ * (architecture.md, "The run's components").
  *
  * <p>Every decision is taken on the run's event loop: connection handlers on other loops post what they receive
  * to it, the S3 fetch posts stored pieces to it, the registry posts joins and leaves. Work that may block happens
@@ -43,11 +41,10 @@ final class NodeRun implements ClusterRun, GroupJoin.Run, Housekeeping.Run {
     private final GroupId group;
     private final EventLoop loop;
     private final Ticker ticker;
-    private final long startNanos;
+    private final OutcomeTally tally;
     private final CompletableFuture<Outcome> completion = new CompletableFuture<>();
     private final CompletableFuture<Void> finished = new CompletableFuture<>();
     private final Map<String, Peer> peers = new TreeMap<>(); // run loop only
-    private final Set<String> exchangedWith = ConcurrentHashMap.newKeySet();
     private final RunParts c;
     private final Housekeeping housekeeping;
     // Read from other threads.
@@ -58,7 +55,6 @@ final class NodeRun implements ClusterRun, GroupJoin.Run, Housekeeping.Run {
     private boolean begun;
     private boolean complete;
     private Leaving leaving;
-    private long bytesFromPeers;
 
     NodeRun(PeerCluster cluster, ClusterTask task) {
         this.cluster = cluster;
@@ -68,8 +64,8 @@ final class NodeRun implements ClusterRun, GroupJoin.Run, Housekeeping.Run {
         this.group = GroupId.of(task.object().bucket(), task.object().key(), task.object().eTag(), config.groupName());
         this.loop = cluster.nextLoop();
         this.ticker = config.ticker();
-        this.startNanos = ticker.read();
-        this.c = new RunParts(this, cluster, task, loop, peers, exchangedWith);
+        this.tally = new OutcomeTally(ticker.read());
+        this.c = new RunParts(this, cluster, task, loop, peers, tally);
         this.housekeeping = new Housekeeping(loop, config.ticker(), this, c);
         completion.whenComplete((o, e) -> {
             if (e instanceof CancellationException) {
@@ -139,7 +135,7 @@ final class NodeRun implements ClusterRun, GroupJoin.Run, Housekeeping.Run {
 
     void start() {
         if (pieceCount == 0) {
-            completion.complete(new Outcome(0, Duration.ZERO, Duration.ZERO, 0, 0));
+            completion.complete(OutcomeTally.EMPTY);
             finished.complete(null);
             return;
         }
@@ -201,20 +197,6 @@ final class NodeRun implements ClusterRun, GroupJoin.Run, Housekeeping.Run {
         }
     }
 
-    /** {@code piece} is in the store, from S3 ({@code from} null) or from a peer ({@link PieceStored}). */
-    void stored(int piece, String from) {
-        c.stored.stored(piece, from);
-    }
-
-    /** {@code piece} ({@code length} bytes) from {@code peer} was checked and stored. */
-    void storedFromPeer(String peer, int piece, int length) {
-        bytesFromPeers += length;
-        exchangedWith.add(peer);
-        task.listener().bytesFromPeers(length);
-        task.listener().pieceStored(piece);
-        stored(piece, peer);
-    }
-
     @Override
     public CompletableFuture<Repair> repair() {
         return c.repairs.repair();
@@ -242,8 +224,7 @@ final class NodeRun implements ClusterRun, GroupJoin.Run, Housekeeping.Run {
         long phase1EndNanos = c.phase1.phase1End(now);
         c.choke.seeding(true);
         c.linger.completed();
-        Outcome outcome = new Outcome(bytesFromPeers, Duration.ofNanos(phase1EndNanos - startNanos),
-                Duration.ofNanos(now - phase1EndNanos), c.phase1.piecesStolen(), exchangedWith.size());
+        Outcome outcome = tally.outcome(phase1EndNanos, now, c.phase1.piecesStolen());
         LOG.debug("{}: complete {}", self, outcome);
         completion.complete(outcome);
         checkLingerEnd();
@@ -300,9 +281,9 @@ final class NodeRun implements ClusterRun, GroupJoin.Run, Housekeeping.Run {
         housekeeping.stop();
         c.stop();
         cluster.router().unregister(group.hash(), c.connections);
-        CompletableFuture<Void> channelsClosed = c.channels.closeAll(complete ? "done" : leaving != null ? "left" : "stopped");
+        CompletableFuture<Void> closed = c.channels.closeAll(complete ? "done" : leaving != null ? "left" : "stopped");
         peers.clear();
-        channelsClosed.whenComplete((v, e) -> c.registry.leave(cluster.blocking(), self, group)
+        closed.whenComplete((v, e) -> c.registry.leave(cluster.blocking(), self, group)
                 .whenComplete((x, y) -> finished.complete(null)));
     }
 }

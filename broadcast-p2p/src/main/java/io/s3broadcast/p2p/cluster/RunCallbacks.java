@@ -24,7 +24,7 @@ final class RunCallbacks {
      *
      * @param progress told (on an S3 thread) when bytes arrived from S3
      */
-    static SourceListener s3Listener(NodeRun run, ClusterTask task, Runnable progress) {
+    static SourceListener s3Listener(NodeRun run, RunParts parts, ClusterTask task, Runnable progress) {
         return new SourceListener() {
             @Override
             public void bytesReceived(long bytes) {
@@ -35,7 +35,7 @@ final class RunCallbacks {
             @Override
             public void pieceStored(int piece) {
                 task.listener().pieceStored(piece);
-                run.execute(() -> run.stored(piece, null));
+                run.execute(() -> parts.stored.stored(piece, null));
             }
 
             @Override
@@ -95,7 +95,7 @@ final class RunCallbacks {
             @Override
             public void pieceAdded(int piece) {
                 task.listener().pieceStored(piece);
-                run.stored(piece, null);
+                parts.stored.stored(piece, null);
             }
 
             @Override
@@ -112,8 +112,9 @@ final class RunCallbacks {
         };
     }
 
-    /** How the run takes what {@link PieceReceiver} judges. */
-    static PieceReceiver.Run receiver(NodeRun run, RunParts parts, Map<String, Peer> peers) {
+    /** How the run takes what {@link PieceReceiver} judges; {@code tally} counts the pieces kept from peers. */
+    static PieceReceiver.Run receiver(NodeRun run, RunParts parts, ClusterTask task, OutcomeTally tally,
+            Map<String, Peer> peers) {
         return new PieceReceiver.Run() {
             @Override
             public boolean closing() {
@@ -139,7 +140,10 @@ final class RunCallbacks {
             public void stored(String peer, int piece, int length) {
                 // Checked now or never as it arrives (held back from peers while a sample is compared).
                 parts.arrivals.stored(piece);
-                run.storedFromPeer(peer, piece, length);
+                tally.fromPeer(peer, length);
+                task.listener().bytesFromPeers(length);
+                task.listener().pieceStored(piece);
+                parts.stored.stored(piece, peer);
             }
 
             @Override

@@ -25,7 +25,6 @@ import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 import java.util.Random;
-import java.util.Set;
 import java.util.function.BooleanSupplier;
 import java.util.function.IntPredicate;
 import org.slf4j.Logger;
@@ -76,7 +75,7 @@ final class RunParts implements Housekeeping.Checks {
     private final int pieceCount;
 
     RunParts(NodeRun run, PeerCluster cluster, ClusterTask task, EventLoop loop, Map<String, Peer> peers,
-            Set<String> exchangedWith) {
+            OutcomeTally tally) {
         ClusterConfig config = cluster.config();
         this.peers = peers;
         PieceStore store = task.store();
@@ -102,11 +101,11 @@ final class RunParts implements Housekeeping.Checks {
                 (first, d) -> run.pipeline().signDigests(first, d), (d, peer) -> run.pipeline().verify(d, peer), disputes);
         relay = new DigestRelay(peers, membership::bounded);
         receiver = new PieceReceiver(run::self, store, this::expected, vouches, membership::trusted, banned,
-                disputes, cluster.disk(), run::execute, RunCallbacks.receiver(run, this, peers));
+                disputes, cluster.disk(), run::execute, RunCallbacks.receiver(run, this, task, tally, peers));
         Repairs.Sampler sampler = samples -> SpotCheck.run(samples, task.source(), task.object(), store, cluster.disk(),
                 task.listener());
         plan = ClusterPlan.of(task.strategy());
-        SourceListener s3Listener = RunCallbacks.s3Listener(run, task, this::s3Progress);
+        SourceListener s3Listener = RunCallbacks.s3Listener(run, this, task, this::s3Progress);
         phase1 = new ShareFetcher(config.nodeId(), plan, pieceCount, new Random(seed(config.nodeId(), 1)),
                 RunCallbacks.phaseOne(run, this, peers), (queue, reads) -> task.source().fetch(task.object(), queue, store, s3Listener,
                 reads), run::execute, loop, config.ticker());
@@ -151,7 +150,7 @@ final class RunParts implements Housekeeping.Checks {
         pacer = new UploadPacer(config.ticker());
         catchUp = new CatchUp(pacer, config.ticker(), config.catchUpShare(), pieceCount, store.layout().pieceSize(),
                 config.nodeId());
-        server = new PieceServer(store, serving, choke, banned::contains, disputes.quarantine(), exchangedWith,
+        server = new PieceServer(store, serving, choke, banned::contains, disputes.quarantine(), tally.exchangedWith(),
                 config.maxRequestsPerPeer(), run::closing, config.ticker(), run::execute, pacer);
         dialer = new Dialer(run::self, membership, peers, id -> banned.contains(id) || resting.isResting(id), loop,
                 (node, failed) -> channels.dial(node, handler(node))
