@@ -43,6 +43,7 @@ record Settings(
 
     static final int DEFAULT_CONNECTIONS = 16;
     static final ConnectionTuning DEFAULT_CONNECTION_TUNING = ConnectionTuning.hillClimbing();
+    static final boolean DEFAULT_HEDGE = false;
     /** Range size cap of the source; the range of each fetch is computed below it unless set ({@link WorkSizing}). */
     static final long DEFAULT_RANGE_SIZE = 32L << 20;
     static final int DEFAULT_PIECE_SIZE = PieceSizing.DEFAULT;
@@ -152,13 +153,14 @@ record Settings(
         Integer explicitWork = b.workSize != null ? b.workSize : c.positiveInt("workSize").orElse(null);
         // Ranges, works and connections per fetch are computed from the share (docs/configuration.md); an explicit
         // rangeSize or workSize wins.
-        // The count of GETs is tuned while a fetch runs; unless set, a cluster node hedges its share's slow tails
-        // and a node alone does not (docs/configuration.md, "Connection tuning and hedging").
+        // The count of GETs is tuned while a fetch runs; hedging slow tails is off unless set: each cut dropped
+        // what the slow GET had in flight, ~1 MB on the in-process fleet (docs/configuration.md, "Connection
+        // tuning and hedging").
         ConnectionTuning tuning = c.parsed("connectionTuning", "adaptive or fixed", ConnectionTuning::parse)
                 .orElse(DEFAULT_CONNECTION_TUNING);
-        WorkSizing computed = c.bool("hedge").map(hedge -> WorkSizing.computed(connections, tuning, hedge))
-                .orElseGet(() -> WorkSizing.computed(connections, tuning));
-        WorkSizing sizing = WorkSizing.withOverrides(computed, connections, explicitRange, explicitWork);
+        boolean hedge = c.bool("hedge").orElse(DEFAULT_HEDGE);
+        WorkSizing sizing = WorkSizing.withOverrides(WorkSizing.computed(connections, tuning, hedge), connections,
+                explicitRange, explicitWork);
         Ticker ticker = b.ticker != null ? b.ticker : Ticker.systemTicker();
         String chokePolicy = c.parsed("chokePolicy", "cooperative or tit-for-tat",
                 v -> ChokePolicy.Kind.parse(v).toString()).orElse(DEFAULT_CHOKE_POLICY);

@@ -70,22 +70,17 @@ class ConfigSourceTest {
     }
 
     @Test
-    void connectionTuningIsAdaptiveAndOnlyAClusterNodeHedgesUnlessSetOtherwise() {
+    void connectionTuningIsAdaptiveAndHedgingOffUnlessSetOtherwise() {
         var share = io.s3broadcast.spi.cluster.WorkSizing.Share.of(8, 1 << 20, 8);
-        var alone = io.s3broadcast.spi.cluster.WorkSizing.Share.of(64, 1 << 20, 1);
-        var defaults = Settings.resolve(new BroadcastBuilder().config(new ConfigSource(Map.of(), Map.of()))).sizing();
-        var reads = defaults.size(share).reads();
+        var reads = Settings.resolve(new BroadcastBuilder().config(new ConfigSource(Map.of(), Map.of())))
+                .sizing().size(share).reads();
         assertThat(reads.tuning()).isSameAs(io.s3broadcast.spi.ConnectionTuning.hillClimbing());
-        assertThat(reads.hedge()).as("a node of eight").isTrue();
-        assertThat(defaults.size(alone).reads().hedge()).as("a node alone").isFalse();
+        assertThat(reads.hedge()).isFalse();
         var set = Settings.resolve(new BroadcastBuilder().config(new ConfigSource(
-                Map.of("s3broadcast.connectionTuning", "fixed", "s3broadcast.hedge", "true"), Map.of()))).sizing();
-        assertThat(set.size(share).reads().tuning()).isSameAs(io.s3broadcast.spi.ConnectionTuning.fixed());
-        assertThat(set.size(share).reads().hedge()).isTrue();
-        assertThat(set.size(alone).reads().hedge()).isTrue();
-        var off = Settings.resolve(new BroadcastBuilder().config(new ConfigSource(
-                Map.of("s3broadcast.hedge", "false"), Map.of()))).sizing();
-        assertThat(off.size(share).reads().hedge()).isFalse();
+                Map.of("s3broadcast.connectionTuning", "fixed", "s3broadcast.hedge", "true"), Map.of())))
+                .sizing().size(share).reads();
+        assertThat(set.tuning()).isSameAs(io.s3broadcast.spi.ConnectionTuning.fixed());
+        assertThat(set.hedge()).isTrue();
         BroadcastBuilder wrong = new BroadcastBuilder().config(new ConfigSource(
                 Map.of("s3broadcast.connectionTuning", "greedy"), Map.of()));
         assertThatThrownBy(() -> Settings.resolve(wrong)).hasMessageContaining("greedy").hasMessageContaining("adaptive");

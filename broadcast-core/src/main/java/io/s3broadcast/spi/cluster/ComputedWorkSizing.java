@@ -19,10 +19,6 @@ import io.s3broadcast.spi.ConnectionTuning;
  *     reading a 64 MiB object uses all 16 (4 MiB each), a node of eight reading an 8 MiB share uses two and keeps six
  *     ranges to give away.
  * <li><b>Work.</b> One range: every range not started is a work a thief can take.
- * <li><b>Hedging.</b> Unless set, a node of a cluster hedges its share's slow tails and a node alone does not:
- *     on the fleet (paper profile, 24 trials at N = 8) a cluster's hedges cost 0.3-0.9 % more S3 bytes and no
- *     time, while a single node's first fetch on loopback, where no GET is slow for S3's sake, lost a few
- *     percent of its rate to them (docs/results.md, session 53).
  * <li><b>Run-time cap.</b> The {@link ConnectionTuning} may raise the count while the fetch runs, up to the
  *     node's part of a fleet-wide budget of {@link #FLEET_CONNECTIONS} GETs ({@code FLEET_CONNECTIONS / nodes},
  *     at least the computed count, at most the configured maximum): a single node may go to 16, each of eight
@@ -62,23 +58,15 @@ final class ComputedWorkSizing implements WorkSizing {
 
     private final int maxConnections;
     private final ConnectionTuning tuning;
-    private final boolean hedgeAlone;
-    private final boolean hedgeInCluster;
+    private final boolean hedge;
 
-    /** Hedging as {@code hedge} says, alone and in a cluster. */
     ComputedWorkSizing(int maxConnections, ConnectionTuning tuning, boolean hedge) {
-        this(maxConnections, tuning, hedge, hedge);
-    }
-
-    /** Hedging a node alone's reads ({@code hedgeAlone}) and a cluster node's share ({@code hedgeInCluster}). */
-    ComputedWorkSizing(int maxConnections, ConnectionTuning tuning, boolean hedgeAlone, boolean hedgeInCluster) {
         if (maxConnections <= 0) {
             throw new IllegalArgumentException("maxConnections must be > 0, was " + maxConnections);
         }
         this.maxConnections = maxConnections;
         this.tuning = java.util.Objects.requireNonNull(tuning, "tuning");
-        this.hedgeAlone = hedgeAlone;
-        this.hedgeInCluster = hedgeInCluster;
+        this.hedge = hedge;
     }
 
     @Override
@@ -101,7 +89,6 @@ final class ComputedWorkSizing implements WorkSizing {
         if (share.nodes() > 1) {
             cap = Math.max(connections, Math.min(cap, ranges / RANGES_IN_FLIGHT_DIVISOR));
         }
-        boolean hedge = share.nodes() > 1 ? hedgeInCluster : hedgeAlone;
         return new Sizing((int) connections, range, range, pieceSize, (int) cap, tuning, hedge);
     }
 
@@ -111,7 +98,6 @@ final class ComputedWorkSizing implements WorkSizing {
 
     @Override
     public String toString() {
-        String hedge = hedgeAlone == hedgeInCluster ? String.valueOf(hedgeAlone) : "in a cluster only";
         return "computed(maxConnections=" + maxConnections + ", tuning=" + tuning + ", hedge=" + hedge + ")";
     }
 }

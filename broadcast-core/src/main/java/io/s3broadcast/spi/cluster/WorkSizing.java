@@ -102,14 +102,6 @@ public interface WorkSizing {
     }
 
     /**
-     * The default policy over at most {@code maxConnections} connections, tuned at run time by {@code tuning},
-     * hedging a cluster node's share but not a node alone (the flat tree); see {@link ComputedWorkSizing}.
-     */
-    static WorkSizing computed(int maxConnections, ConnectionTuning tuning) {
-        return new ComputedWorkSizing(maxConnections, tuning, false, true);
-    }
-
-    /**
      * {@code base}, except that an explicit range size (bytes, null for none) and work size (pieces, null for
      * none) win. With an explicit range and no explicit work size a work is one range; with an explicit range
      * every configured connection is used, as configured.

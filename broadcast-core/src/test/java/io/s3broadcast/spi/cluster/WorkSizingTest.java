@@ -131,16 +131,6 @@ class WorkSizingTest {
     }
 
     @Test
-    void byDefaultAClusterNodeHedgesItsShareAndANodeAloneDoesNot() {
-        WorkSizing w = WorkSizing.computed(16, io.s3broadcast.spi.ConnectionTuning.hillClimbing());
-        assertThat(w.size(share(64, 8)).reads().hedge()).isTrue();
-        assertThat(w.size(share(64, 2)).reads().hedge()).isTrue();
-        assertThat(w.size(share(64, 1)).reads().hedge()).isFalse();
-        assertThat(WorkSizing.computed(16, io.s3broadcast.spi.ConnectionTuning.hillClimbing(), false)
-                .size(share(64, 8)).reads().hedge()).isFalse();
-    }
-
-    @Test
     void noOverridesIsTheBasePolicy() {
         WorkSizing base = WorkSizing.computed(4);
         assertThat(WorkSizing.withOverrides(base, 4, null, null)).isSameAs(base);
