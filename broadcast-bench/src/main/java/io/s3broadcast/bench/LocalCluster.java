@@ -7,12 +7,11 @@ import io.s3broadcast.FetchListener;
 import io.s3broadcast.FetchRequest;
 import io.s3broadcast.Strategy;
 import io.s3broadcast.registry.NodeInfo;
+import io.s3broadcast.testkit.FreePorts;
 import io.s3broadcast.testkit.proxy.FaultProxy;
 import java.io.IOException;
 import java.io.UncheckedIOException;
-import java.net.InetAddress;
 import java.net.InetSocketAddress;
-import java.net.ServerSocket;
 import java.net.URI;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -126,7 +125,7 @@ final class LocalCluster {
         List<FaultProxy> proxies = new ArrayList<>();
         List<Broadcast> broadcasts = new ArrayList<>();
         try {
-            List<Integer> ports = options.strategy().isCluster() ? freePorts(n) : List.of();
+            List<Integer> ports = options.strategy().isCluster() ? FreePorts.loopback(n) : List.of();
             // One JVM, so one random secret for the trial's nodes: strangers on the machine still get nothing.
             byte[] secret = new byte[32];
             new java.security.SecureRandom().nextBytes(secret);
@@ -323,23 +322,6 @@ final class LocalCluster {
             return null;
         }).join();
     }
-
-    /** {@code n} distinct free loopback ports, held open together while they are picked. */
-    static List<Integer> freePorts(int n) throws IOException {
-        List<ServerSocket> sockets = new ArrayList<>();
-        try {
-            for (int i = 0; i < n; i++) {
-                ServerSocket s = new ServerSocket(0, 1, InetAddress.getByName(LOOPBACK));
-                sockets.add(s);
-            }
-            return sockets.stream().map(ServerSocket::getLocalPort).toList();
-        } finally {
-            for (ServerSocket s : sockets) {
-                s.close();
-            }
-        }
-    }
-
     private static InetSocketAddress upstreamOf(URI uri) {
         if (uri == null || !"http".equalsIgnoreCase(uri.getScheme())) {
             throw new IllegalArgumentException("throttling needs a plain http:// endpoint, not " + uri);

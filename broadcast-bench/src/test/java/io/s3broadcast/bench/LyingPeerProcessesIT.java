@@ -8,6 +8,7 @@ import io.s3broadcast.p2p.protocol.Goodbye;
 import io.s3broadcast.registry.GroupId;
 import io.s3broadcast.registry.NodeInfo;
 import io.s3broadcast.spi.PieceLayout;
+import io.s3broadcast.testkit.FreePorts;
 import io.s3broadcast.testkit.RealS3;
 import io.s3broadcast.testkit.S3Fixture;
 import io.s3broadcast.testkit.StoredObject;
@@ -43,7 +44,7 @@ class LyingPeerProcessesIT {
     void aStrangerServingJunkUnderTrueCrcsIsBannedAndBothNodesPublishTheExactObject(boolean lieInDigests, S3Fixture s3,
             @TempDir Path dir) throws Exception {
         StoredObject object = s3.putRandom(s3.key("victim.bin"), SIZE, lieInDigests ? 41 : 42);
-        List<Integer> ports = LocalCluster.freePorts(2);
+        List<Integer> ports = FreePorts.loopback(2);
         String registry = "static:" + ports.stream().map(p -> "127.0.0.1:" + p).collect(Collectors.joining(","));
         List<NodeProcessesIT.Node> nodes = new ArrayList<>();
         for (int i = 0; i < 2; i++) {

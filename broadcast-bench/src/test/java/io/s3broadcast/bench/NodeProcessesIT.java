@@ -6,6 +6,7 @@ import static org.assertj.core.api.Assertions.fail;
 import com.fasterxml.jackson.databind.JsonNode;
 import io.s3broadcast.Strategy;
 import io.s3broadcast.registry.NodeInfo;
+import io.s3broadcast.testkit.FreePorts;
 import io.s3broadcast.testkit.RealS3;
 import io.s3broadcast.testkit.S3Fixture;
 import io.s3broadcast.testkit.StoredObject;
@@ -43,7 +44,7 @@ class NodeProcessesIT {
     void fourNodeProcessesEachEndWithTheObjectReadOnceFromS3(Strategy strategy, S3Fixture s3, @TempDir Path dir)
             throws Exception {
         StoredObject object = s3.putRandom(s3.key("fleet.bin"), SIZE, 11);
-        List<Integer> ports = LocalCluster.freePorts(NODES);
+        List<Integer> ports = FreePorts.loopback(NODES);
         String registry = "static:" + ports.stream().map(p -> "127.0.0.1:" + p).collect(Collectors.joining(","));
 
         List<Node> nodes = new ArrayList<>();
@@ -99,7 +100,7 @@ class NodeProcessesIT {
         List<StoredObject> objects = List.of(s3.putRandom(s3.key("ds/a.bin"), 900_000, 21),
                 s3.putRandom(s3.key("ds/sub/b.bin"), 300_000, 22), s3.putRandom(s3.key("ds/c.bin"), 1_234, 23));
         long total = objects.stream().mapToLong(StoredObject::size).sum();
-        List<Integer> ports = LocalCluster.freePorts(2);
+        List<Integer> ports = FreePorts.loopback(2);
         String registry = "static:" + ports.stream().map(p -> "127.0.0.1:" + p).collect(Collectors.joining(","));
         List<Node> nodes = new ArrayList<>();
         for (int i = 0; i < 2; i++) {
@@ -146,7 +147,7 @@ class NodeProcessesIT {
     @Test
     void nodesRepeatBroadcastsInLockStepAndReportGathersTheirResults(S3Fixture s3, @TempDir Path dir) throws Exception {
         StoredObject object = s3.putRandom(s3.key("trials.bin"), SIZE, 13);
-        List<Integer> ports = LocalCluster.freePorts(2);
+        List<Integer> ports = FreePorts.loopback(2);
         String registry = "static:" + ports.stream().map(p -> "127.0.0.1:" + p).collect(Collectors.joining(","));
         String results = "s3://" + object.bucket() + "/" + s3.key("results");
         List<Node> nodes = new ArrayList<>();

@@ -2,10 +2,9 @@ package io.s3broadcast.bench.chaos;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import io.s3broadcast.bench.Json;
+import io.s3broadcast.testkit.FreePorts;
 import java.io.IOException;
-import java.net.InetAddress;
 import java.net.InetSocketAddress;
-import java.net.ServerSocket;
 import java.net.Socket;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -45,7 +44,7 @@ public final class NodeFleet implements AutoCloseable {
     NodeFleet(ChaosContext context, Path dir, int nodes, int otherMembers) throws IOException {
         this.context = context;
         this.dir = Files.createDirectories(dir);
-        List<Integer> all = freePorts(nodes + otherMembers);
+        List<Integer> all = FreePorts.loopback(nodes + otherMembers);
         this.ports = all.subList(0, nodes);
         this.memberPorts = all.subList(nodes, all.size());
         this.processes = new Process[nodes];
@@ -287,17 +286,4 @@ public final class NodeFleet implements AutoCloseable {
         }
     }
 
-    static List<Integer> freePorts(int n) throws IOException {
-        List<ServerSocket> sockets = new ArrayList<>();
-        try {
-            for (int i = 0; i < n; i++) {
-                sockets.add(new ServerSocket(0, 1, InetAddress.getByName(LOOPBACK)));
-            }
-            return sockets.stream().map(ServerSocket::getLocalPort).toList();
-        } finally {
-            for (ServerSocket s : sockets) {
-                s.close();
-            }
-        }
-    }
 }

@@ -10,6 +10,7 @@ import io.s3broadcast.FetchHandle;
 import io.s3broadcast.FetchListener;
 import io.s3broadcast.FetchProgress;
 import io.s3broadcast.Strategy;
+import io.s3broadcast.testkit.FreePorts;
 import io.s3broadcast.testkit.RealS3;
 import io.s3broadcast.testkit.S3Fixture;
 import io.s3broadcast.testkit.StoredObject;
@@ -38,7 +39,7 @@ class ClusterFaultsIT {
     void aPeerSendingCorruptPiecesIsBannedAndNoFileHasAWrongByte(S3Fixture s3) throws Exception {
         StoredObject object = s3.putRandom(s3.key("object.bin"), (2L << 20) + 999, 21);
         Set<String> bans = ConcurrentHashMap.newKeySet();
-        List<Integer> ports = EngineNode.freePorts(3);
+        List<Integer> ports = FreePorts.loopback(3);
         String registry = "static:" + ports.stream().map(p -> "127.0.0.1:" + p).collect(Collectors.joining(","));
         String liar = "127.0.0.1:" + ports.get(2);
         List<EngineNode> nodes = new ArrayList<>();

@@ -5,6 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.s3broadcast.CompletedFetch;
 import io.s3broadcast.Strategy;
+import io.s3broadcast.testkit.FreePorts;
 import io.s3broadcast.testkit.RealS3;
 import io.s3broadcast.testkit.S3Fixture;
 import io.s3broadcast.testkit.StoredObject;
@@ -111,7 +112,7 @@ class ClusterFetchIT {
      */
     private static List<Integer> lateMemberPorts() throws java.io.IOException {
         while (true) {
-            List<Integer> ports = EngineNode.freePorts(3);
+            List<Integer> ports = FreePorts.loopback(3);
             int largest = ports.stream().max(java.util.Comparator.comparing(ClusterFetchIT::id)).orElseThrow();
             for (int late : ports) {
                 List<Integer> others = ports.stream().filter(p -> p != late).toList();

@@ -84,22 +84,6 @@ final class EngineNode implements AutoCloseable {
             return new EngineNode(cluster, source, store, run);
         }
     }
-
-    /** {@code n} loopback ports free a moment ago. */
-    static java.util.List<Integer> freePorts(int n) throws java.io.IOException {
-        java.util.List<java.net.ServerSocket> sockets = new java.util.ArrayList<>();
-        try {
-            for (int i = 0; i < n; i++) {
-                sockets.add(new java.net.ServerSocket(0, 1, java.net.InetAddress.getLoopbackAddress()));
-            }
-            return sockets.stream().map(java.net.ServerSocket::getLocalPort).toList();
-        } finally {
-            for (java.net.ServerSocket s : sockets) {
-                s.close();
-            }
-        }
-    }
-
     @Override
     public void close() throws Exception {
         run.completion().cancel(true);

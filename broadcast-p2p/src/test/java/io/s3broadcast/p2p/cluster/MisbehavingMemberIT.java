@@ -32,6 +32,7 @@ import io.s3broadcast.registry.NodeInfo;
 import io.s3broadcast.spi.PieceLayout;
 import io.s3broadcast.spi.PieceRun;
 import io.s3broadcast.spi.Sha256;
+import io.s3broadcast.testkit.FreePorts;
 import io.s3broadcast.testkit.RealS3;
 import io.s3broadcast.testkit.S3Fixture;
 import io.s3broadcast.testkit.StoredObject;
@@ -118,7 +119,7 @@ class MisbehavingMemberIT {
         StoredObject object = s3.putRandom(s3.key("object.bin"), 2L << 20, 3);
         PieceLayout layout = new PieceLayout(object.size(), PIECE_SIZE);
         int pieces = layout.pieceCount();
-        List<Integer> ports = freePorts();
+        List<Integer> ports = FreePorts.loopback(2);
         // The second member is the staller (liar 6): connected first, its BITFIELD sent and the rest held back until
         // the other liars are done, it keeps the node incomplete, so serving, however slow the machine (an absent
         // member was waited for only the connect grace, 5 s, which seven liars in turn could overrun when loaded).
@@ -224,11 +225,4 @@ class MisbehavingMemberIT {
                 .secret(SECRET.getBytes(StandardCharsets.UTF_8)).build().signDigests(0, all);
     }
 
-    private static List<Integer> freePorts() throws java.io.IOException {
-        java.net.InetAddress loopback = java.net.InetAddress.getLoopbackAddress();
-        try (java.net.ServerSocket a = new java.net.ServerSocket(0, 1, loopback);
-                java.net.ServerSocket b = new java.net.ServerSocket(0, 1, loopback)) {
-            return List.of(a.getLocalPort(), b.getLocalPort());
-        }
-    }
 }

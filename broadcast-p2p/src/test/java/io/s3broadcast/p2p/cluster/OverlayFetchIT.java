@@ -11,6 +11,7 @@ import io.s3broadcast.FetchProgress;
 import io.s3broadcast.Strategy;
 import io.s3broadcast.spi.ClusterRun;
 import io.s3broadcast.spi.SourceListener;
+import io.s3broadcast.testkit.FreePorts;
 import io.s3broadcast.testkit.RealS3;
 import io.s3broadcast.testkit.S3Fixture;
 import io.s3broadcast.testkit.StoredObject;
@@ -176,7 +177,7 @@ class OverlayFetchIT {
      */
     private static List<Integer> cyclicParts() throws java.io.IOException {
         while (true) {
-            List<Integer> ports = new ArrayList<>(EngineNode.freePorts(6));
+            List<Integer> ports = new ArrayList<>(FreePorts.loopback(6));
             Collections.shuffle(ports);
             if (cyclic(ports.subList(0, 3)) && cyclic(ports.subList(3, 6))) {
                 return ports;
