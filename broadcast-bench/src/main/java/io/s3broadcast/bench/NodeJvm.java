@@ -1,9 +1,8 @@
 package io.s3broadcast.bench;
 
+import io.s3broadcast.testkit.FreePorts;
 import java.io.IOException;
 import java.io.UncheckedIOException;
-import java.net.InetAddress;
-import java.net.ServerSocket;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -151,12 +150,7 @@ final class NodeJvm {
      * files go into {@code out}.
      */
     static List<List<String>> training(Testbed testbed, Path out) throws IOException {
-        List<String> ids = new ArrayList<>();
-        for (int i = 0; i < 2; i++) {
-            try (ServerSocket s = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
-                ids.add("127.0.0.1:" + s.getLocalPort());
-            }
-        }
+        List<String> ids = FreePorts.loopback(2).stream().map(port -> "127.0.0.1:" + port).toList();
         String registry = "static:" + String.join(",", ids);
         List<List<String>> runs = new ArrayList<>();
         for (int i = 0; i < ids.size(); i++) {
