@@ -6,7 +6,6 @@ import java.net.InetSocketAddress;
 import java.net.ServerSocket;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.util.ArrayList;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Set;
@@ -48,7 +47,7 @@ public final class FreePorts {
       throw new IllegalStateException("found only " + ports.size() + " of " + n + " free loopback ports in ["
           + LOWEST + ", " + end + "): free some, or widen that range");
     }
-    return List.copyOf(new ArrayList<>(ports));
+    return List.copyOf(ports);
   }
 
   /** The first port of the machine's ephemeral range (Linux), else 32768. */
