@@ -38,8 +38,8 @@ public final class FreePorts {
     int end = ephemeralStart();
     Set<Integer> ports = new LinkedHashSet<>();
     for (int attempt = 0; ports.size() < n && attempt < ATTEMPTS_PER_PORT * Math.max(1, n); attempt++) {
-      int port = ThreadLocalRandom.current().nextInt(LOWEST, Math.max(LOWEST + 1, end));
-      if (!ports.contains(port) && bindable(port)) {
+      int port = ThreadLocalRandom.current().nextInt(LOWEST, end); // end > LOWEST: ephemeralStart()
+      if (bindable(port)) {
         ports.add(port);
       }
     }

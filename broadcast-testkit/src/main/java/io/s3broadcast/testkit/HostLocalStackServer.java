@@ -3,8 +3,6 @@ package io.s3broadcast.testkit;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.UncheckedIOException;
-import java.net.InetAddress;
-import java.net.ServerSocket;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
@@ -92,7 +90,7 @@ public final class HostLocalStackServer extends AbstractS3Server {
   static HostLocalStackServer start(Path python, Path logDir, Duration startTimeout) {
     IllegalStateException lastClash = null;
     for (int attempt = 1; attempt <= PORT_ATTEMPTS; attempt++) {
-      int port = freePort();
+      int port = FreePorts.loopback(1).get(0);
       Path log = logDir.resolve("localstack-" + port + ".log");
       try {
         return launch(python, port, log, startTimeout);
@@ -389,15 +387,6 @@ public final class HostLocalStackServer extends AbstractS3Server {
       Thread.currentThread().interrupt();
     }
   }
-
-  private static int freePort() {
-    try (ServerSocket socket = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
-      return socket.getLocalPort();
-    } catch (IOException e) {
-      throw new UncheckedIOException("no free loopback port", e);
-    }
-  }
-
   static final class PortClash extends Exception {
     private static final long serialVersionUID = 1L;
 

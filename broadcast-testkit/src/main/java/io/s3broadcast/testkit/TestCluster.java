@@ -9,9 +9,7 @@ import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
 import java.io.UncheckedIOException;
-import java.net.InetAddress;
 import java.net.InetSocketAddress;
-import java.net.ServerSocket;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.security.DigestInputStream;
@@ -67,7 +65,7 @@ public final class TestCluster implements AutoCloseable {
     } catch (IOException e) {
       throw new UncheckedIOException("cannot create the cluster's directory " + b.directory, e);
     }
-    for (int port : freeLoopbackPorts(b.nodes + b.extraMembers)) {
+    for (int port : FreePorts.loopback(b.nodes + b.extraMembers)) {
       peerAddresses.add(new InetSocketAddress("127.0.0.1", port));
     }
     this.registry =
@@ -259,29 +257,6 @@ public final class TestCluster implements AutoCloseable {
     new SecureRandom().nextBytes(bytes);
     return HexFormat.of().formatHex(bytes);
   }
-
-  private static List<Integer> freeLoopbackPorts(int n) {
-    List<ServerSocket> sockets = new ArrayList<>();
-    try {
-      for (int i = 0; i < n; i++) {
-        ServerSocket s = new ServerSocket(0, 50, InetAddress.getLoopbackAddress());
-        s.setReuseAddress(true);
-        sockets.add(s);
-      }
-      return sockets.stream().map(ServerSocket::getLocalPort).collect(Collectors.toList());
-    } catch (IOException e) {
-      throw new UncheckedIOException("no free loopback port", e);
-    } finally {
-      for (ServerSocket s : sockets) {
-        try {
-          s.close();
-        } catch (IOException ignored) {
-          // freed anyway
-        }
-      }
-    }
-  }
-
   /** Configures a {@link TestCluster}. */
   public static final class Builder {
     private final S3Fixture s3;
